@@ -6,10 +6,11 @@ structure (:attr:`fabric.Fabric.structure`) where it allows (a product of
 per-dimension distances for a grid; one breadth-first search for a Clos or
 switched structure, whose endpoints are all alike), else by a BFS from every
 endpoint: chips on one switch folded into it, all sources at once on bitsets
-(see :func:`_bfs_counts`). The dragonfly is not in the second group: its
-builder's global-link arrangement gives endpoints different distance counts
-(tested). A degraded fabric (:attr:`fabric.Fabric.failures`) never takes a
-structural shortcut: its structure describes the intact design.
+(see :func:`_bfs_counts`). A dragonfly's hops are its routed ones (minimal routing
+takes at most one global link, so a pair may be routed past a shorter path through a
+third group): in closed form per group pair on an intact one
+(:meth:`fabric.Router.hop_counts`). A degraded fabric (:attr:`fabric.Fabric.failures`)
+never takes a structural shortcut: its structure describes the intact design.
 
 Bisection is a balanced cut of the endpoints: the structure's cut where it has
 one, a spectral cut otherwise, with switches and NICs placed on the side that
@@ -113,7 +114,9 @@ def hop_distribution(fabric):
     counts : numpy.ndarray of int64
         ``counts[h]`` is the number of distinct ordered endpoint pairs ``h``
         links apart (``counts[0]`` is 0) along the paths the fabric routes. On every
-        intact fabric that is the graph distance; on a degraded fat-tree, rail or
+        intact fabric but a dragonfly that is the graph distance; on a dragonfly the
+        minimal routes' (one global link at most: longer than the graph distance where a
+        path through a third group is shorter); on a degraded fat-tree, rail or
         switched domain (up-down routing: chips never forward, paths valley-free) or
         a degraded grid (a failed link's bytes take its bypass, a failed chip's links
         their stand-ins) it is the routed hop count, which may exceed the graph distance:
@@ -147,17 +150,23 @@ def hop_distribution(fabric):
             counts = np.convolve(counts, _line_distances(s, c))
         counts[0] -= n  # drop the self pairs
         return counts, "closed form: product of per-dimension distances"
+    if isinstance(fabric.structure, Dragonfly) and fabric.router.policy == "minimal":
+        # one global link at most: the graph distance can undercount (a third group's
+        # two global links); intact, the router counts the group pairs in closed form
+        how = ("closed form: minimal routes per group pair" if not fabric.failures.degraded
+               else "exact: routed hops of every pair (minimal)")
+        return fabric.router.hop_counts(), how
     if fabric.failures.degraded and isinstance(fabric.structure, (Clos, Switched)):
         # chips never forward and paths are valley-free: after failures the graph
         # distance can undercount, or find a path through a chip that routing refuses
-        return _routed_counts(fabric), "exact: routed hops of every pair (up-down)"
+        return fabric.router.hop_counts(), "exact: routed hops of every pair (up-down)"
     if fabric.failures.degraded and isinstance(fabric.structure, Grid):
         # a failed link's bytes take its bypass (fabric._routing: failures under
         # dimension order), so a routed path can be longer than the graph distance
         if not fabric.failures.nodes and fabric.intact is not None:
             return _grid_counts_without_links(fabric), \
                 "exact: routed hops of the pairs the failed links touch (dimension order)"
-        return _routed_counts(fabric), "exact: routed hops of every pair (dimension order)"
+        return fabric.router.hop_counts(), "exact: routed hops of every pair (dimension order)"
     A = _adjacency(fabric)
     ep = fabric.endpoint_indices
     if isinstance(structure, (Clos, Switched)):
@@ -197,23 +206,6 @@ def _grid_counts_without_links(fabric):
     counts[:len(before)] -= before
     counts += np.bincount(after, minlength=len(counts))
     return counts[:max(1, len(np.trim_zeros(counts, "b")))]
-
-
-def _routed_counts(fabric, block=256):
-    """Hop histogram of the routed paths of every ordered endpoint pair, by source blocks."""
-    r, ep = fabric.router, fabric.endpoint_indices
-    n = len(ep)
-    counts = np.zeros(1, dtype=np.int64)
-    for s0 in range(0, n, block):
-        src = np.repeat(np.arange(s0, min(s0 + block, n)), n)
-        dst = np.tile(np.arange(n), len(src) // n)
-        keep = src != dst
-        h = r.hops(ep[src[keep]], ep[dst[keep]])      # RoutingError when a pair has no route
-        c = np.bincount(h)
-        if len(c) > len(counts):
-            counts = np.pad(counts, (0, len(c) - len(counts)))
-        counts[:len(c)] += c
-    return counts
 
 
 # -- all-pairs BFS over endpoints ----------------------------------------------------------

@@ -88,7 +88,7 @@ import dataclasses
 import functools
 import math
 
-from fabric import EXCHANGE_LATENCY, PROTOCOLS, SpecError, peer_access_latency
+from fabric import EXCHANGE_LATENCY, PROTOCOLS, SpecError, peer_access_latency, transport
 
 from ._schedules import NotApplicableError
 
@@ -1916,7 +1916,7 @@ def _p2p_plan(rt, view, nbytes):
     thr = q["ll_threshold"]
     b = math.ceil(nbytes)
     multi = view.n_nodes > 1
-    lo, hi = (chunk // 2, chunk) if multi else (chunk // 8, chunk * 32)
+    lo, hi = _p2p_part_bounds(view, chunk)
     if multi and not q["net_ll_buffers"]:
         # a network peer's p2p connection has no LL buffer (net.cc: shared p2p buffers, LL
         # only with NCCL_ALLOC_P2P_NET_LL_BUFFERS), so NCCL runs Simple to it whatever the
@@ -1938,25 +1938,54 @@ def _p2p_plan(rt, view, nbytes):
             return "LL", ch, b
         tail = b % size
         return "Simple", ch, (tail if 0 < tail <= thr else 0)
+    ch = _p2p_parts(nmin, nmax, lo, hi, b)
+    ll = b <= ch * thr
+    return ("LL" if ll else "Simple"), ch, (b if ll else 0)
+
+
+def _p2p_parts(nmin, nmax, lo, hi, nbytes):
+    """NCCL's channels for one p2p message of ``nbytes`` (``addP2pToPlan``'s ``nChannels``,
+    2.22 on): ``min(nChannelsMin, divUp(bytes, minPartSize))``, doubled while a part exceeds
+    ``maxPartSize`` up to ``nChannelsMax``; 1 for an empty message. ``lo`` / ``hi`` are the
+    smallest / largest part (:func:`p2p_protocol`).
+
+    >>> _p2p_parts(1, 16, 65536, 131072, 1024), _p2p_parts(1, 16, 65536, 131072, 1 << 20)
+    (1, 8)
+    >>> _p2p_parts(4, 32, 65536, 16 << 20, 0)
+    1
+    """
+    b = math.ceil(nbytes)
+    if b <= 0:
+        return 1
     ch = min(nmin, -(-b // lo))
     part = max(lo, -(-b // ch))
     while part > hi and ch <= nmax // 2:
         ch *= 2
         part = -(-b // ch)
-    ll = b <= ch * thr
-    return ("LL" if ll else "Simple"), ch, (b if ll else 0)
+    return ch
 
 
-def p2p_batches(rt, view):
-    """Work batches NCCL's busiest p2p channel runs one after another for an all-to-all in one
-    node (every rank one round with each rank, itself included).
+def p2p_batches(rt, view, nbytes=1):
+    """Work batches NCCL's busiest p2p channel runs one after another for an all-to-all
+    (every rank one round with each rank, itself included) of ``nbytes`` per peer.
 
-    Rounds ``p2pnChannels`` apart land on one channel (``ncclP2pChannelBaseForRound``), so the
-    busiest channel holds ``k = ceil(p / p2pnChannels)`` rounds (1 while ``p <= p2pnChannels``:
-    then every round has channels of its own). A batch holds at most 8 works of distinct rounds
-    (``batch_rule`` 1, 2.22-2.28: ``ceil(k / 8)`` batches) and from 2.29.2 only rounds of one
-    round / 8 group (rule 2: rounds ``p2pnChannels >= 8`` apart never share one: ``k``); before
-    2.22 (rule 0) one. Across nodes NCCL groups rounds by node (not transliterated): one.
+    NCCL's placement replayed (2.22 on; before, ``batch_rule`` 0, not read: one): round ``r``
+    of the rank's schedule starts at its base (``ncclP2pChannelBaseForRound``): in one node
+    ``r``; across nodes ``(r / L) x divUp(L, 8) + (r % L) / 8``, with ``L`` the largest node's
+    ranks (``maxLocalRanks``, ``net_round_rule`` 0, 2.22-2.28.3) or the schedule group
+    (``P2P_SCHEDULE_GROUP_SIZE``, 8, cut to its gcd with every node's ranks that it does not
+    divide: ``net_round_rule`` 1, 2.28.7 on), so the up to 8 rounds of one group share a base.
+    The message's parts (:func:`_p2p_parts`) take the channels ``(base + part) mod
+    p2pnChannels`` with the base's low ``log2(p2pnChannels)`` bits reversed from 2.28
+    (``reverse_rounds`` 1), and ``(base + reverseBits(part)) mod p2pnChannels`` in 2.22-2.27
+    (``ncclP2pChannelForPart``); rounds are added in order, and a channel opens a new
+    batch at 8 works (a round's parts never share a channel), and from 2.29.2 at a round of
+    another round / 8 group (``batch_rule`` 2; ``src/enqueue.cc`` ``ncclAddWorkBatchToPlan``).
+    So in one node rounds ``p2pnChannels`` apart share a channel (at one part and at least 8
+    channels ``ceil(p / p2pnChannels)`` batches under rule 2, ``ceil(that / 8)`` under rule 1;
+    with fewer channels the rounds of one round / 8 group share a batch), and across nodes the
+    groups do (e.g. 64 nodes of 8 on 16 channels: 4 batches); a large message's parts can
+    stack further rounds on a channel.
 
     >>> import fabric, topologies
     >>> from analysis._collectives import _GroupView, resolve_ranks
@@ -1965,12 +1994,74 @@ def p2p_batches(rt, view):
     >>> p2p_batches(fabric.runtime("nccl"), _GroupView(f, "all-to-all", nodes, idx, None, None, True))
     4
     """
-    rule = rt.p2p["batch_rule"]
-    p2pn = p2p_channels(rt, view)[0]
-    if rule == 0 or view.n_nodes > 1 or view.p <= p2pn:
+    q = rt.p2p
+    rule = q["batch_rule"]
+    if rule == 0:
         return 1
-    k = -(-view.p // p2pn)
-    return k if rule == 2 else -(-k // int(rt.p2p["work_per_batch"]))
+    p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
+    lo, hi = _p2p_part_bounds(view, chunk)
+    parts = _p2p_parts(nmin, nmax, lo, hi, nbytes)
+    per_batch = int(q["work_per_batch"])
+    if view.n_nodes > 1:
+        counts = [int(c) for c in view.node_ranks()]
+        if q["net_round_rule"] == 0:
+            group = max(counts)
+        else:
+            group = per_batch
+            for c in counts:
+                if c % group or c < group:
+                    group = math.gcd(group, c)
+    else:
+        group = 0
+    return _busiest_p2p_channel(rule, int(q["reverse_rounds"]), int(view.p), group, p2pn, parts,
+                                per_batch)
+
+
+def _p2p_part_bounds(view, chunk):
+    """``(minPartSize, maxPartSize)`` of a p2p message: the step / 2 and x 1 across nodes,
+    / 8 and x 32 in one node (``src/enqueue.cc`` ``addP2pToPlan``)."""
+    return (chunk // 2, chunk) if view.n_nodes > 1 else (chunk // 8, chunk * 32)
+
+
+@functools.lru_cache(maxsize=256)
+def _busiest_p2p_channel(rule, reverse, p, group, p2pn, parts, per_batch):
+    """Batches on the busiest p2p channel (:func:`p2p_batches`'s placement): ``group`` 0 in
+    one node, else the rounds sharing a base across nodes.
+
+    >>> _busiest_p2p_channel(2, 1, 512, 8, 16, 1, 8), _busiest_p2p_channel(1, 0, 512, 8, 16, 1, 8)
+    (4, 4)
+    >>> _busiest_p2p_channel(2, 1, 128, 0, 32, 1, 8), _busiest_p2p_channel(2, 1, 128, 8, 16, 1, 8)
+    (4, 1)
+    """
+    import numpy as np
+
+    r = np.arange(p)
+    if group:
+        base = (r // group) * -(-group // per_batch) + (r % group) // per_batch
+    else:
+        base = r
+    bits = max(0, (p2pn - 1).bit_length())
+
+    def rev(x):   # reverseBits(x, log2 p2pnChannels): the low bits, reversed
+        out = np.zeros_like(x)
+        for i in range(bits):
+            out |= ((x >> i) & 1) << (bits - 1 - i)
+        return out
+
+    base = base & (p2pn - 1)
+    delta = np.arange(parts)
+    if reverse:      # 2.28 on: the base reversed, the parts after it
+        base = rev(base)
+    else:            # 2.22-2.27: the base as it is, the parts reversed
+        delta = rev(delta)
+    chan = ((base[:, None] + delta[None, :]) & (p2pn - 1)).ravel()
+    if rule == 1:
+        works = np.bincount(chan, minlength=p2pn)
+        return int(-(-works.max() // per_batch))
+    # rule 2: a channel's works come in round order, one batch per round / 8 group it holds
+    grp = np.repeat(r // per_batch, parts)
+    pairs = np.unique(chan * (p // per_batch + 1) + grp)
+    return int(np.bincount(pairs // (p // per_batch + 1), minlength=p2pn).max())
 
 
 #: One further work batch of NCCL's point-to-point kernel, counted in NCCL's own compiled code
@@ -2068,7 +2159,11 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
     run as further work batches of one kernel (:func:`p2p_batch_chain`)."""
     t = view.transfer(algorithm, op)
     hw = view.intra_hw if view.n_nodes == 1 else "net"
+    # one message's bytes: an all-to-all's n is one rank's (n / p to each peer), an
+    # all-to-allv's the traffic matrix's total (cost()), whose mean pair is n / p / p
     per_peer = n if op == "send-recv" else n / max(1, view.p)
+    if op == "all-to-allv":
+        per_peer /= max(1, view.p)
     # the channels reported are the message's p2p channels (NCCL's, not the collective count)
     proto, nc, ll = _p2p_plan(rt, view, per_peer)
     # one step of the protocol the message runs: a p2p step is a ring step (one send to a
@@ -2077,9 +2172,8 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
     # 2.22 a Simple message's trailing LL chunk runs on its own channel, in the shadow of the
     # Simple chunks: the message's step is the first chunk's protocol's.
     # (a load/store step also pays its handoff: step_handoff)
-    step = max(_lat(rt, hw, "ring", proto),
-               t.step_loadstore + step_handoff(view.arch) if t.step_loadstore > 0 else 0.0,
-               t.step_message)
+    ls = t.step_loadstore + step_handoff(view.arch) if t.step_loadstore > 0 else 0.0
+    step = max(_lat(rt, hw, "ring", proto), ls, t.step_message)
     # LL carries 8 data bytes per 16-byte line (the protocol's efficiency, not a tuner figure):
     # the message's LL bytes (all, none, or before 2.22 a trailing chunk) cross at that rate
     eff = 1 / PROTOCOLS["LL"].efficiency
@@ -2088,9 +2182,22 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
     # grouped operation adds its own batches to the same channels (NCCL never puts two of a
     # group's works for one peer in one batch: a new p2pEpoch each, enqueue.cc
     # scheduleP2pTasksToPlan / ncclAddWorkBatchToPlan): the kernel floor holds the first
-    # batch, each further one its counted chain (p2p_batch_chain), and each its step
-    batches = (p2p_batches(rt, view) if op in ("all-to-all", "all-to-allv") else 1) * ops
-    fixed = (rt.kernel_floor[view.arch] + batches * step
+    # batch, each further one its counted chain (p2p_batch_chain), and each its step. A
+    # message step's overhead is the operation's every message (the schedule: one message's
+    # whole overhead, then a post for each further one the rank sends), and each message is
+    # one work of one batch (scheduleP2pTasksToPlan dequeues a peer's task once): so a further
+    # batch of the operation pays the path and its first message's whole overhead less the
+    # post the step already counted for it, not every message again (session 26)
+    per_op = p2p_batches(rt, view, per_peer) if op in ("all-to-all", "all-to-allv") else 1
+    batches = per_op * ops
+    msg_first = 0.0
+    for st in t.plan.steps:
+        if st.link >= 0 and st.transport != "loadstore":
+            tr = transport(st.transport)
+            msg_first = max(msg_first,
+                            st.latency + tr.per_message_overhead - tr.software_post)
+    further = max(_lat(rt, hw, "ring", proto), ls, msg_first)
+    fixed = (rt.kernel_floor[view.arch] + ops * step + (per_op - 1) * ops * further
              + (batches - 1) * p2p_batch_chain(view.arch)) / ops
     time = fixed + n * t.per_byte * (1.0 + (eff - 1.0) * share)
     return [Candidate(library="p2p", schedule=algorithm, protocol=proto, time=time, choice=time,

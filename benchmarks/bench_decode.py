@@ -199,9 +199,10 @@ def examine_seed_claims():
       shorter steps at batch 1, because launch bubbles dominate an unfused step.
     * **3.5x from symmetric memory: bracketed, not pinned.** On load/store, the
       best symmetric-memory algorithms beat the best other algorithm by only
-      1.1-2.2x per MoE layer's collectives, beat ring all-reduce + pairwise
-      all-to-all by 67-121x, and load/store beats RDMA by 5.4-8.1x. The reported
-      3.5x falls inside that range; which baseline the seed compared against
+      0.44-1.9x per MoE layer's collectives, beat ring all-reduce + pairwise
+      all-to-all by 15-92x, and load/store beats RDMA by 2.4-3.4x (session 26: an
+      RDMA all-to-all's further work batches no longer post every message again),
+      just under the reported 3.5x; which baseline the seed compared against
       decides whether the model agrees, and the article does not say.
 
     Returns

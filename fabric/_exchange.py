@@ -662,11 +662,25 @@ _CYCLE_COUNTS = {
     "claim_cycles": _CycleCount(
         "the cycles the dispatch's slot claims schedule per top-k slot",
         {"claim_cycles": _per("slots")}),
-    # the combine's staging kernel (the block that copies a received token into the symmetric
-    # buffer before the pull: its epoch bump, the source and count arithmetic, the copy loop's
-    # set-up and rounds) outside the loads the chain charges, once
+    # a phase's prepare kernel outside the loads the chain charges, once: the dispatch's
+    # (its epoch bump and the counters' zeroing before the dispatch kernel) and the combine's
+    # staging kernel (the block that copies a received token into the symmetric buffer before
+    # the pull: its epoch bump, the source and count arithmetic, the copy loop's set-up and
+    # rounds)
     "prepare_cycles": _CycleCount(
-        "the cycles the combine's staging kernel schedules", {"prepare_cycles": _per("one")}),
+        "the cycles the phase's prepare kernel schedules", {"prepare_cycles": _per("one")}),
+    # the dispatch kernel's last block after its copy's barrier: the block counter's atomic,
+    # the is-last broadcast, the send counts' stores into the peers' receive counters, the
+    # epoch's load, to its release fence (the fence and the flag barrier after it priced
+    # apart), outside the loads the chain charges, once
+    "release_cycles": _CycleCount(
+        "the cycles the dispatch's last block schedules from its copy's barrier to its "
+        "release fence", {"release_cycles": _per("one")}),
+    # the dispatch's expert-id sanitize kernel (a received token's slot, its source rank's
+    # count and the test of the token against it) outside the loads the chain charges, once
+    "sanitize_cycles": _CycleCount(
+        "the cycles the dispatch's expert-id sanitize kernel schedules",
+        {"sanitize_cycles": _per("one")}),
     # the combine's receive sum per (pass, copy) beyond its loads
     "reduce_cycles": _CycleCount(
         "the cycles the combine's receive sum schedules per (pass, copy)",
@@ -1603,10 +1617,10 @@ class ExchangeKernel:
 
         >>> k = exchange_kernel("one-sided")
         >>> t, used = k.chain_latency(0, "blackwell", ranks=8, rounds=4, slots=8)
-        >>> round(t * 1e9)      # 2 x 348 + 8 x 246 + 53 + 7 x 10.5 + 7 x 16.2 + 8 x 125 x 0.505 + 53 + 8 x 53 + (4 + 2) x 348 + 2 x (8 + 1) x 10.5 + (3 x 508 + 3 x 97 + 105) x 0.505 + 246 + 2 x 150
-        7677
+        >>> round(t * 1e9)      # 2 x 348 + 8 x 246 + 53 + 7 x 10.5 + 7 x 16.2 + 8 x 125 x 0.505 + 53 + 8 x 53 + (4 + 2) x 348 + 2 x (8 + 1) x 10.5 + (3 x 508 + 3 x 97 + 105) x 0.505 + 246 + 2 x 150 + (89 + 233 + 164) x 0.505
+        7922
         >>> round(k.chain_latency(0, "blackwell", ranks=8, rounds=4, ep=64, slots=8)[0] * 1e9)
-        7977
+        8222
         """
         table = EXCHANGE_LATENCY[arch]
         times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds),
@@ -2058,8 +2072,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         "one-sided", dedup="rank", forwarding=False, scale_out=False, pipelined=True,
         local_copy=False, kernels=(3, 2), syncs=(1, 1), pull_threads=256, pull_vector=16,
         staging_copy=True,
-        chain=((("hbm_load", "one"), ("hbm_load", "one"), ("l2_atomic", "ranks"),
-                ("l1_hit", "further_slots"), ("const_l15", "one"),
+        chain=((("hbm_load", "one"), ("cycle", "prepare_cycles"), ("hbm_load", "one"),
+                ("l2_atomic", "ranks"), ("l1_hit", "further_slots"), ("const_l15", "one"),
                 ("const_l1", "further_ranks"), ("cycle", "claim_cycles"),
                 ("const_l15", "one"), ("const_l1", "further_payloads"),
                 ("const_l15", "pointer_rows"), ("const_l1", "pointer_rereads"),
@@ -2068,7 +2082,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 ("hbm_load", "one"), ("cycle", "small_payload_cycles"),
                 ("const_l1", "one"), ("const_l1", "pointer_rows"),
                 ("hbm_load", "one"), ("cycle", "small_payload_cycles"),
-                ("l2_atomic", "one"), ("l2_hit", "one"), ("l2_hit", "one"),
+                ("l2_atomic", "one"), ("l2_hit", "one"), ("cycle", "release_cycles"),
+                ("l2_hit", "one"), ("cycle", "sanitize_cycles"),
                 ("l2_hit", "lane_passes"), ("l2_hit", "lane_passes")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "rounds"),
                 ("cycle", "prepare_cycles"),
@@ -2351,11 +2366,65 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "a row after the first load, 100 a round. The least of the two, each term: 333 a "
                 "payload, 25 a pointer row after its first, 97 a further round, 105 once (the "
                 "first payload's extra: the LDS of the staged routing and the rows' 8 address "
-                "products; 117.9 / 105.9). Not counted: the block's tail after the loop (its "
-                "counter atomic's set-up), the SHFL/S2R latencies, other vector widths (a "
+                "products; 117.9 / 105.9). Not counted here: the block's tail after the loop (its "
+                "counter atomic's set-up: release_cycles, session 26), the SHFL/S2R latencies, "
+                "other vector widths (a "
                 "payload that 16 B does not divide: 8-, 4-, 2-, 1-B loops not walked, taken "
                 "alike: assumption)")),
+            ("release_cycles", (
+                "session 26 (dispatch): moeA2ADispatchKernel<BlockPolicy, 8> of flashinfer-ai/"
+                "flashinfer 579435f9, the builds of claim_cycles (sm_100a session 24's, sm_90a "
+                "session 25's; nvcc 13.0 -O3 -use_fast_math, cuobjdump 13.5): the last block's "
+                "first warp, lane 0, from after the payload loop's BAR.SYNC to its release "
+                "fence's MEMBAR.ALL.SYS (sm_100a 0x5830-0x5bf0, sm_90a 0x5430-0x5880; sm_90a "
+                "first computes the lane id threadIdx.x % warpSize by I2F/MUFU.RCP/F2I): "
+                "local_num_tokens' test (LDC, waited), the local_token_counter atomic in the "
+                "compiler's warp-aggregated form (its base LDC.64 waited; VOTEU, FLO, POPC, the "
+                "ATOMG, SHFL.IDX of its result), the is-last test and its SHFL broadcast, "
+                "ep_size (LDC, waited), the send_counters base (LDC.64, waited), one pass of the "
+                "recv_counters loop (the send count's LDG beside the peer row's LDC.64 "
+                "c[0x0][R+0x380], then the STG), the epoch's LDG (hidden behind the fence). "
+                "Issued in order at the stall counts (session 22's method), the chain's loads "
+                "(the ATOMG: l2_atomic; the send count: l2_hit) as trips, other constant loads "
+                "const_l1 where exposed, S2R/SHFL/VOTEU/FLO/POPC/MUFU/I2F/F2I free: sm_100a 233.1 "
+                "cycles, sm_90a 283.7; the least, 233, once per dispatch (a lower bound). Not "
+                "counted: the recv_counters loop's further lane passes beyond 32 ranks (+12 "
+                "cycles each on sm_100a, +20 on sm_90a, beside their l2_hit lane_passes step); "
+                "the lanes' distinct rows in that LDC.64 (one constant-cache request per distinct "
+                "address; no sourced cost per request: hidden behind the send count's L2 load "
+                "unless a request costs more than its share of it); the fence (release_fence) and "
+                "after it the flag stores and polls (the flag barrier the kernel floor holds). "
+                "The same source text in TensorRT-LLM 01f0021 and 439e0799 (1.3, EPLB off): "
+                "one-sided-1.3 inherits it. The walk: notes/dispatch.md of session 26 "
+                "(tailwalk.py)")),
+            ("sanitize_cycles", (
+                "session 26 (dispatch): moeA2ASanitizeExpertIdsKernel of flashinfer-ai/flashinfer "
+                "579435f9 (the third kernel of TensorRT-LLM nvlink_one_sided.py's dispatch: one "
+                "thread per received slot, ep x max_tokens_per_rank), the same two builds (nvcc "
+                "13.0, cuobjdump 13.5): a "
+                "thread from entry to the EXIT after its recv_counters test (0x0000-0x0270 on "
+                "both): the global index, its division by max_tokens_per_rank (I2F/MUFU.RCP/F2I "
+                "and the IMAD correction: source rank and token), the source's count (the "
+                "chain's l2_hit, a trip) and the test. Issued at the stall counts, other constant "
+                "loads const_l1 where exposed: sm_100a 180.7 cycles, sm_90a 164.7; the least, "
+                "164, once per dispatch. A valid token's path: every thread walks at least this "
+                "far, an invalid one then stores its top-k -1 ids (323.1 / 383.1 cycles to its "
+                "EXIT): a lower bound. The aiconfigurator collector's op does not launch this "
+                "kernel (no step there). The walk: notes/dispatch.md of session 26 (kwalk.py)")),
             ("prepare_cycles", (
+                "the dispatch's (session 26, dispatch): moeA2APrepareDispatchKernel of "
+                "flashinfer-ai/flashinfer 579435f9 (one block of ep threads) in the builds of "
+                "claim_cycles (nvcc 13.0, cuobjdump 13.5), thread 0 (it zeroes send_counters[0] "
+                "and local_token_counter and bumps the epoch) from entry to its EXIT "
+                "(0x0000-0x0130 on both): the global index, the counters' pointers (LDC.64) and "
+                "stores, the epoch's load (the dispatch chain's first step, a trip) and store. "
+                "Issued at the stall counts, other constant loads const_l1 where exposed, S2R "
+                "free: sm_100a 121.1 cycles (its LDC loads waited), sm_90a 89.4 (ULDC, no "
+                "waits); the least, 89, once per dispatch (the EXIT's own stall not counted; a "
+                "lower bound). TensorRT-LLM 1.3 (439e0799) adds PDL calls "
+                "(cudaGridDependencySynchronize, cudaTriggerProgrammaticLaunchCompletion) to this "
+                "kernel, not in these builds: one-sided-1.3 inherits 89, a lower bound there. "
+                "The walk: notes/dispatch.md of session 26 (kwalk.py). The combine's: "
                 "session 25 (moe), the same two builds (nvcc 13.0, cuobjdump 13.5): "
                 "moeA2APrepareCombineKernel<BlockPolicy> for block 0, thread 0 (it bumps the epoch "
                 "and stages a token), a BF16 payload on the 16-B path, from the kernel's entry to "
@@ -2367,10 +2436,11 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "the rounds' loads) as trips, other constant loads const_l1 where exposed, "
                 "MUFU/I2F/F2I/S2R free: sm_100a 425.4-484.4 cycles for 1-8 rounds, sm_90a 294.4 "
                 "+ 34 a round after the first; the least, 294, once per staged combine (a lower "
-                "bound). The combine kernel's own code before round 1 and round 1's issue not "
-                "walked"))),
+                "bound). The combine kernel's own code before round 1 and round 1's issue: "
+                "round_reads' round-1 entries (session 26)"))),
         release_fence=(True, False), block_per_token=True, staging_source_bytes=2,
-        cycles=({"claim_cycles": 125, "payload_cycles": (333, 25, 97, 105)},
+        cycles=({"prepare_cycles": 89, "claim_cycles": 125, "payload_cycles": (333, 25, 97, 105),
+                 "release_cycles": 233, "sanitize_cycles": 164},
                 {"prepare_cycles": 294}),
         late_pulls=(("blackwell", 8, 0, ((7,),)), ("hopper", 8, 0, ((4, 5, 6, 7),))),
         round_reads=(
@@ -2986,26 +3056,46 @@ def _one_sided_1_3():
         "const_l1 1} with only slot 0 valid, {l1 3, const_l1 5} with all 8; round 1 {l2 2, "
         "const_l15 1} / {l2 2, const_l15 4, l1 1}; FP8 (0x6700-0xa400, one trip) later round "
         "{l1 2, const_l1 2} / {l1 4, const_l1 6}; round 1 {l2 2, const_l15 2} / {l2 2, const_l15 "
-        "6, l1 2}")
+        "6, l1 2}. Session 26 (moe): the cycles the sm_100a loops issue beyond those loads in a "
+        "later round (session 24's method on 5e891c6b, rebuilt here with flashinfer's JIT flags "
+        "and -DENABLE_BF16, nvcc 13.0, cuobjdump 13.5; moeA2ACombineKernel<T, 8, false, 0, 0>): "
+        "one later round walked in issue order at the stall counts, the metadata loads l1_hit, "
+        "the constant loads const_l1, a predicated-off load free, an invalid slot's branch "
+        "skipped, the peer loads as trips, against what these steps charge for the same "
+        "pattern (the later batches' steps by the batches holding a valid slot), over all 128 "
+        "patterns (slot 0 valid): BF16 (0x06d0-0x1fc0) 676.7 / 873.5 cycles beyond the trips "
+        "with slots {0} / {0-7}, at least 372.6 more ({0, 4}): ('cycle', 372) in later_min and "
+        "later_full; FP8 (0x0710-0x45a0) 1,095.4 / 1,606.8, at least 226.7 more ({0, 1, 7}): "
+        "('cycle', 226). A lower bound. Round 1 with the set-up after BAR.SYNC (0x0570 on), "
+        "walked the same way with the first loads' latencies (a metadata array's first load "
+        "l2_hit; a constant line's first read in the kernel const_l15; the lines the barrier "
+        "reads before BAR.SYNC present): its pointer rows lie 48 B apart (c[0x0][R+0x380], R = "
+        "48 x rank + 0x38), so which rows share a 64-B line depends on the ranks; taking the most "
+        "favourable sharing (every row after the first a constant-L1 hit) BF16 still spends at "
+        "least 189.9 cycles more than charged over the 128 patterns ({0, 4}; 218.9 with every "
+        "row an L1.5 fetch): ('cycle', 189) in first_min and first_full; FP8 then falls below its "
+        "charge ({0, 1, 7}: -95.9): nothing added. The sm_90a loops not walked. The walks: "
+        "notes/moe.md of session 26 (gwalk.py, cfg13.py)")
     return dataclasses.replace(base, name="one-sided-1.3", sources=tuple(src.items()),
                                late_pulls=(("blackwell", 8, 0, ((1, 4, 5, 6, 7),)),
                                            ("blackwell", 8, 1, ((1, 2, 3), (4, 5, 6, 7))),
                                            ("hopper", 8, 2, ((1, 2, 3, 4, 5, 6, 7),))),
                                round_reads=(
                                    ("blackwell", 8, 0,
-                                    (("l1_hit", 1), ("const_l1", 1)),
-                                    (("const_l15", 1), ("l1_hit", 1), ("const_l1", 1)),
+                                    (("l1_hit", 1), ("const_l1", 1), ("cycle", 189)),
+                                    (("const_l15", 1), ("l1_hit", 1), ("const_l1", 1),
+                                     ("cycle", 189)),
                                     ((("const_l15", 1), ("l1_hit", 2)),),
-                                    (("l1_hit", 3), ("const_l1", 2)),
-                                    (("l1_hit", 2), ("const_l1", 5)),
+                                    (("l1_hit", 3), ("const_l1", 2), ("cycle", 372)),
+                                    (("l1_hit", 2), ("const_l1", 5), ("cycle", 372)),
                                     ((("l1_hit", 2), ("const_l1", 2)),)),
                                    ("blackwell", 8, 1,
                                     (("const_l1", 2), ("l1_hit", 3)),
                                     (("const_l1", 2), ("l1_hit", 3)),
                                     ((("const_l1", 3), ("const_l15", 2), ("l1_hit", 3)),
                                      (("const_l1", 3), ("const_l15", 2), ("l1_hit", 2))),
-                                    (("l1_hit", 5), ("const_l1", 3)),
-                                    (("l1_hit", 5), ("const_l1", 3)),
+                                    (("l1_hit", 5), ("const_l1", 3), ("cycle", 226)),
+                                    (("l1_hit", 5), ("const_l1", 3), ("cycle", 226)),
                                     ((("l1_hit", 3), ("const_l1", 6)),
                                      (("l1_hit", 2), ("const_l1", 6)))),
                                    ("hopper", 8, 2,

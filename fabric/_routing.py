@@ -661,6 +661,32 @@ class Router:
         s, d = self._pairs(src, dst)
         return self._hops_latency(s, d, want_latency=False)[0]
 
+    def hop_counts(self, block=256):
+        """``counts[h]``: ordered pairs of distinct endpoints whose routed path has ``h`` links
+        (int64; ``counts[0]`` is 0): :meth:`hops` of every pair, by blocks of ``block``
+        sources, or in closed form per group pair on an intact dragonfly under minimal
+        routing (:mod:`fabric._routing_dragonfly`). Raises RoutingError where a pair has no
+        route.
+
+        >>> import topologies
+        >>> topologies.build("dragonfly:h=2").router.hop_counts().tolist()
+        [0, 0, 72, 720, 1728, 2592]
+        """
+        if self._df is not None:
+            return np.trim_zeros(self._df.hop_counts(), "b")
+        ep = self.fabric.endpoint_indices
+        n = len(ep)
+        counts = np.zeros(1, dtype=np.int64)
+        for s0 in range(0, n, block):
+            src = np.repeat(np.arange(s0, min(s0 + block, n)), n)
+            dst = np.tile(np.arange(n), len(src) // n)
+            keep = src != dst
+            c = np.bincount(self.hops(ep[src[keep]], ep[dst[keep]]))
+            if len(c) > len(counts):
+                counts = np.pad(counts, (0, len(c) - len(counts)))
+            counts[:len(c)] += c
+        return counts
+
     def reachable(self, src, dst):
         """Whether the policy (with its detours on a degraded fabric) routes ``src[i]`` to
         ``dst[i]``: a boolean array; never raises for a pair with no route (where

@@ -10,6 +10,12 @@ to ``S`` (if ``Y != S``); inside a group, one local link. With the chips' own
 links at both ends a route has at most five links, so any batch of pairs is
 routed by table look-ups (every ECMP mode agrees: there is one path).
 
+The hop histogram over every ordered chip pair adds up per group pair too: a route
+from ``G`` to ``G'`` has 3 links plus one for ``R != X`` and one for ``Y != S``, so of its
+``P_G P_G'`` pairs ``p_X p_Y`` take 3 links, ``p_X (P_G' - p_Y) + (P_G - p_X) p_Y`` take 4
+and ``(P_G - p_X)(P_G' - p_Y)`` take 5; inside a group, two chips of one router 2 links
+and of two routers 3.
+
 Uniform all-to-all adds up per group pair instead: the global link from ``G``
 to ``G'`` carries ``P_G P_G' w`` (``P`` chips per group), the local link from
 ``R`` to ``X`` carries ``p_R P_G' w`` for every ``G'`` whose global link ``X``
@@ -143,6 +149,25 @@ class Minimal:
         bw = (np.where(ok, bandwidth[safe], np.inf).min(axis=1) if bandwidth is not None
               else np.full(len(src), np.inf))
         return hops, lat, bw
+
+    def hop_counts(self):
+        """``counts[h]``: ordered pairs of distinct chips whose route has ``h`` links (int64,
+        length 6; module docstring)."""
+        chip, group = self.chip, self.group
+        N = len(chip)
+        p = np.bincount(self.router_of[chip], minlength=N)          # chips per router
+        P = np.bincount(group, weights=p, minlength=self.n_groups).astype(np.int64)
+        counts = np.zeros(6, dtype=np.int64)
+        counts[2] = int((p * (p - 1)).sum())
+        counts[3] = int((P * P).sum() - (p * p).sum())
+        gi, gj = np.nonzero(~np.eye(self.n_groups, dtype=bool))
+        key = gi * self.n_groups + gj
+        px, py = p[self.gtail[key]], p[self.ghead[key]]
+        Pi, Pj = P[gi], P[gj]
+        counts[3] += int((px * py).sum())
+        counts[4] = int((px * (Pj - py) + (Pi - px) * py).sum())
+        counts[5] = int(((Pi - px) * (Pj - py)).sum())
+        return counts
 
     def all_to_all(self, n, w):
         """Uniform all-to-all loads, ``w`` bytes per ordered chip pair (module docstring)."""

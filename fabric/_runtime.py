@@ -182,8 +182,13 @@ class Runtime:
         ``p2pnChannelsPerPeer`` x threshold; 2: against its own channels x threshold) and
         ``"net_peer_rule"`` (0: max(NICs, 2 halved while 2 x ranks > 4 x p2p channels); 1:
         max(NICs, NIC bandwidth / ``net_bw_per_channel``), then halved across nodes while
-        channels x ranks / work_per_batch > p2p channels). See
-        :func:`analysis._runtime_cost.p2p_protocol`.
+        channels x ranks / work_per_batch > p2p channels); an all-to-all's rounds on the
+        channels: ``"batch_rule"`` (0: not read, one batch; 1: a batch holds up to 8 works;
+        2: and only rounds of one round / 8 group), ``"reverse_rounds"`` (1: a round's base
+        channel bit-reversed, its parts on the channels after it; 0: the parts bit-reversed)
+        and ``"net_round_rule"`` (across nodes the rounds sharing a base:
+        0 a node's, 1 a schedule group's). See :func:`analysis._runtime_cost.p2p_protocol`,
+        :func:`analysis._runtime_cost.p2p_batches`.
     search : dict
         NCCL's topology-search constants (speed arrays, NVLink bandwidth, doubling rules):
         :func:`analysis._runtime_cost.nccl_switch_channels`, ``nccl_net_channels``.
@@ -435,7 +440,7 @@ _NCCL = Runtime(
     p2p={"ll_threshold": 16384, ("chunk", "net"): 131072, ("chunk", "nvlink"): 524288,
          ("chunk", "pci"): 131072, "net_chunk_ratio_arm_blackwell": 2,
          "net_bw_per_channel": 14e9, "work_per_batch": 8, "ll_rule": 2, "net_peer_rule": 1,
-         "batch_rule": 2, "net_ll_buffers": 0},
+         "batch_rule": 2, "net_ll_buffers": 0, "reverse_rounds": 1, "net_round_rule": 1},
     search={("nvlink_bw", "hopper"): 20.6e9, ("nvlink_bw", "blackwell"): 40.1e9,
             ("intra_speeds", "hopper"): tuple(x * GBS for x in (
                 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0)),
@@ -587,9 +592,14 @@ _NCCL = Runtime(
          "> p2pnChannels (l.1143-1146); src/init.cc computeBuffSizes: P2P_NET_CHUNKSIZE 128 "
          "KiB (x 2 on Arm hosts with Blackwell GPUs), P2P_NVL_CHUNKSIZE 512 KiB (one node, all "
          "NVLink), P2P_PCI_CHUNKSIZE 128 KiB, at most the Simple buffer (4 MiB) / NCCL_STEPS "
-         "(8); one node: a round's channel is its base ncclP2pChannelBaseForRound (the round, "
-         "2.22-2.27; reverseBits(round, log2Up(p2pnChannels)) from 2.28, src/include/channel.h) "
-         "mod p2pnChannels, and ncclAddWorkBatchToPlan (l.120-160) starts a new batch at "
+         "(8); a round's channel is its base ncclP2pChannelBaseForRound (one node the round; "
+         "across nodes (round / L) x divUp(L, 8) + (round % L) / 8, L = maxLocalRanks to 2.28.3, "
+         "the schedule group P2P_SCHEDULE_GROUP_SIZE 8 cut to its gcd with the nodes' ranks from "
+         "2.28.7, src/init.cc ncclP2pSchedule; its low log2Up(p2pnChannels) bits reversed from "
+         "2.28, src/include/channel.h) plus the part (src/include/device.h "
+         "ncclP2pChannelForPart; the part bit-reversed in 2.22-2.27), mod p2pnChannels, and "
+         "ncclAddWorkBatchToPlan (l.120-160) "
+         "starts a new batch at "
          "NCCL_MAX_DEV_WORK_P2P_PER_BATCH 8 works or a round already in it (2.22 on, batch_rule "
          "1) and from 2.29.2 at a round of another round / 8 group (batch_rule 2); a channel's "
          "batches run in series (src/device/sendrecv.h RunWorkBatch); src/graph/paths.cc "
@@ -1119,6 +1129,14 @@ _NCCL_HISTORY = {
     # of distinct rounds from 2.22 (rule 1), and from 2.29.2 only rounds of one round / 8 group
     # (rule 2); before 2.22 not read (rule 0: one batch)
     ("p2p", "batch_rule"): (((2, 18, 3), 0), ((2, 22, 0), 1), ((2, 29, 0), 2)),
+    # a round's base channel (src/include/channel.h ncclP2pChannelBaseForRound): its low
+    # log2(p2pnChannels) bits reversed from 2.28 (reverseBits) and its parts on the channels
+    # after it; in 2.22-2.27 the base as it is and the parts reversed (src/include/device.h
+    # ncclP2pChannelForPart: base + reverseBits(part, log2 p2pnChannels));
+    # across nodes the rounds step by node (maxLocalRanks) until 2.28.3 and by the schedule
+    # group (P2P_SCHEDULE_GROUP_SIZE, default 8, src/init.cc ncclP2pSchedule) from 2.28.7
+    ("p2p", "reverse_rounds"): (((2, 18, 3), 0), ((2, 28, 0), 1)),
+    ("p2p", "net_round_rule"): (((2, 18, 3), 0), ((2, 28, 7), 1)),
     ("p2p", "net_chunk_ratio_arm_blackwell"): (((2, 18, 3), 1), ((2, 29, 0), 2)),
     # the ring graph search's constants (src/graph/search.cc speed arrays, src/graph/topo.h
     # SM90_NVLINK_BW / SM100_NVLINK_BW, connect.cc ncclTopoPostset's second doubling)

@@ -17,13 +17,17 @@ def cycles_without(kernel, *names):
     return tuple(tuple(e for e in table if e[0] not in names) for table in kernel.cycles)
 
 
-def without_count(name, field, unset, steps):
-    """Profile ``name`` with the cycle count ``field`` set to ``unset`` (none) in both phases
-    and every chain step in ``steps`` removed from both phases (the profile before the count)."""
+def without_count(name, field, unset, steps, phases=(0, 1)):
+    """Profile ``name`` with the cycle count ``field`` set to ``unset`` (none) and every chain
+    step in ``steps`` removed, in ``phases`` (0 dispatch, 1 combine; both by default): the
+    profile before the count."""
     k = exchange_kernel(name)
-    chain = tuple(tuple(s for s in phase if s not in steps) for phase in k.chain)
+    chain = tuple(tuple(s for s in phase if i not in phases or s not in steps)
+                  for i, phase in enumerate(k.chain))
     assert not unset
-    return dataclasses.replace(k, chain=chain, cycles=cycles_without(k, field))
+    cycles = tuple(t if i not in phases else t0
+                   for i, (t, t0) in enumerate(zip(k.cycles, cycles_without(k, field))))
+    return dataclasses.replace(k, chain=chain, cycles=cycles)
 
 
 def gb200_one_token(kernel, degraded):

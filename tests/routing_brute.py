@@ -364,6 +364,33 @@ def _layered_shortest(G, s, t, step, start, cutoff):
     return sorted(p for u in ends for p in back(u))
 
 
+def policy_distances(f, s, policy):
+    """Links of the policy's shortest allowed path from chip ``s`` to every node it reaches
+    (a dict), through no other chip: one breadth-first search over (node, state) pairs by
+    :func:`_step`'s rule (up/down, minimal; any other policy: the graph's shortest paths,
+    through chips too, as :func:`brute_paths` takes them)."""
+    G = f.graph
+    if policy not in ("up-down", "minimal"):
+        return nx.single_source_shortest_path_length(G, s)
+    step, start = _step(G, policy)
+    dist, layer, seen, k = {s: 0}, [(s, start)], {(s, start)}, 0
+    while layer:
+        k += 1
+        nxt = []
+        for u, x in layer:
+            if u != s and G.nodes[u]["kind"] == "chip":
+                continue                        # a path passes through no other chip
+            for v in G[u]:
+                y = step(u, v, x)
+                if y is None or (v, y) in seen:
+                    continue
+                seen.add((v, y))
+                nxt.append((v, y))
+                dist.setdefault(v, k)
+        layer = nxt
+    return dist
+
+
 def brute_paths(f, s, t, policy, cutoff=8):
     """All paths the policy allows from node ``s`` to node ``t`` (names): the shortest of
     them (:func:`_layered_shortest`; :func:`simple_paths_reference` is the same set by every

@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from routing_brute import path_latency
-from test_degraded_properties import _policy_paths, degraded, drawn_policy_paths
+from test_degraded_properties import PAIR_SPECS, _policy_paths, degraded, drawn_policy_paths
 
 import topologies
 from analysis._cli import main
@@ -53,8 +53,8 @@ def _priced(g, s, t, op, size, there, back):
                          max(len(p) for p in there) - 1)[-1])
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(degraded(), st.data(), st.sampled_from(["load", "store"]),
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(degraded(PAIR_SPECS), st.data(), st.sampled_from(["load", "store"]),
        st.sampled_from([64, 4096]))
 def test_route_prices_its_path_and_slowest_the_slowest_of_the_policys_paths(case, data, op,
                                                                             size):

@@ -2,7 +2,8 @@
 
 Hypothesis picks a builder (every family: mesh, torus, hyper-mesh with rings, lines,
 full lines and per-line switches, fat-tree, leaf-spine, rail-optimized, dragonfly,
-switched planes, and the small presets), fails up to two links, one chip, one
+switched planes, and the small presets; the properties of one drawn pair, half the time,
+dragonfly:h=2 or leafspine:k=8), fails up to two links, one chip, one
 other node (a switch, NIC or host) and up to two lanes of bundled links, and checks the degraded fabric: hop histogram
 against networkx BFS and against the router's own hop counts, bisection against
 every balanced split (a valid cut never below the minimum, and equal to it when
@@ -26,7 +27,14 @@ from cli_run import run_cli as _cli
 from degrade import apart, built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from routing_brute import brute_loads, brute_paths, degraded_dor_hops, degraded_dor_paths, draw_pair
+from routing_brute import (
+    brute_loads,
+    brute_paths,
+    degraded_dor_hops,
+    degraded_dor_paths,
+    draw_pair,
+    policy_distances,
+)
 from scipy.optimize import linprog
 
 import topologies
@@ -38,12 +46,18 @@ SPECS = ("torus:3x3", "mesh:3x2", "hypermesh:3x2", "hypermesh:2x3,connect=switch
          "hypermesh:2x2x2,connect=switch/ring/full", "hypermesh:4x2,connect=switch/line",
          "fattree:k=4", "leafspine:k=4", "dragonfly:h=1", "switch:4,planes=2",
          "rail:servers=2,gpus=2", "mesh:2", "dgx-h100", "hgx-b200", "torus:3x2,links=2")
+#: the properties of one drawn pair (and the matrix-loads one) draw half the time one of two
+#: bigger switched fabrics (72 and 32 chips), whose pairs the BFS brute force
+#: (routing_brute.brute_paths, ~3 ms a pair) checks fast
+PAIR_SPECS = st.one_of(st.sampled_from(SPECS), st.sampled_from(("dragonfly:h=2", "leafspine:k=8")))
 
 
 
 @st.composite
 def degraded(draw, specs=SPECS):
-    f = built(draw(st.sampled_from(specs)))
+    """``(f, g)``: a fabric of ``specs`` (names, or a strategy of them) and ``g``, ``f`` with up
+    to two links, a chip, another node and two lanes failed."""
+    f = built(draw(specs if isinstance(specs, st.SearchStrategy) else st.sampled_from(specs)))
     edges = list(f.graph.edges)
     links = draw(st.lists(st.sampled_from(edges), max_size=2, unique=True))
     chips = draw(st.lists(st.sampled_from(f.endpoints), max_size=1))
@@ -61,10 +75,10 @@ def _connected(g):
     return all(c in reach for c in g.endpoints)
 
 
-def _brute_hops(g):
+def _brute_hops(g, policy="shortest"):
     counts = {}
     for s in g.endpoints:
-        dist = nx.single_source_shortest_path_length(g.graph, s)
+        dist = policy_distances(g, s, policy)
         for t in g.endpoints:
             if t != s:
                 counts[dist[t]] = counts.get(dist[t], 0) + 1
@@ -101,11 +115,12 @@ def test_hops_are_brute_force(case):
         with pytest.raises(RoutingError):
             hop_distribution(g)
         return
-    if g.failures.degraded and isinstance(g.structure, (Clos, Switched)):
-        # up-down routing: chips never forward, paths valley-free (brute force over paths)
+    if g.failures.degraded and isinstance(g.structure, (Clos, Switched, Dragonfly)):
+        # up-down routing: chips never forward, paths valley-free; minimal on a dragonfly:
+        # one global link, the shortest paths where none is left (brute force over paths)
         want = {}
         for s, t in itertools.permutations(g.endpoints, 2):
-            paths = brute_paths(g, s, t, "up-down")
+            paths = _policy_paths(f, g, s, t)
             if not paths:
                 with pytest.raises(RoutingError):
                     hop_distribution(g)
@@ -115,6 +130,8 @@ def test_hops_are_brute_force(case):
     elif g.failures.degraded and isinstance(g.structure, Grid):
         # dimension order: a failed link's bytes take its bypass (the longest way counts)
         want = degraded_dor_hops(f, g)
+    elif isinstance(g.structure, Dragonfly):
+        want = _brute_hops(g, "minimal")            # one global link at most
     else:
         want = _brute_hops(g)
     counts, method = hop_distribution(g)
@@ -136,8 +153,8 @@ def test_bisection_is_a_cut_and_exact_only_when_minimal(case):
         assert links == truth
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(degraded(), st.data())
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(degraded(PAIR_SPECS), st.data())
 def test_routes_use_no_dead_element_and_loads_conserve_bytes(case, data):
     _, g = case
     s = data.draw(st.sampled_from(g.endpoints))
@@ -178,8 +195,8 @@ def test_routes_use_no_dead_element_and_loads_conserve_bytes(case, data):
                                                 pytest.approx(1.0 if s != t else 0.0))
 
 
-@settings(max_examples=20, deadline=None)
-@given(degraded())
+@settings(max_examples=30, deadline=None)
+@given(degraded(PAIR_SPECS))
 def test_ranks_are_stable(case):
     f, g = case
     for c in g.endpoints:
@@ -217,8 +234,8 @@ def drawn_policy_paths(case, data):
     return None if pair is None else (*pair, _policy_paths(f, g, *pair))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(degraded(), st.data())
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(degraded(PAIR_SPECS), st.data())
 def test_routes_exist_iff_brute_force_and_loads_are_its_ecmp_split(case, data):
     g = case[1]
     drawn = drawn_policy_paths(case, data)
@@ -247,7 +264,7 @@ def test_routes_exist_iff_brute_force_and_loads_are_its_ecmp_split(case, data):
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(degraded(), st.sampled_from(["all-to-all", "permutation", "shift"]))
+@given(degraded(PAIR_SPECS), st.sampled_from(["all-to-all", "permutation", "shift"]))
 def test_matrix_loads_and_routed_hops_agree_with_pairs_and_bfs(case, pattern):
     _, g = case
     if g.n_endpoints < 2 or not _connected(g):

@@ -42,6 +42,8 @@ def _reference(step, value, kw, rows):
         "count_pass_cycles": lambda: 0 if ls else kw["count_passes"] * value,
         "claim_cycles": lambda: kw["slots"] * value,
         "prepare_cycles": lambda: value,
+        "release_cycles": lambda: value,
+        "sanitize_cycles": lambda: value,
         "walk_token_round_cycles": lambda: kw["walk_token_rounds"] * value,
         "payload_cycles": lambda: (kw["payloads"] * per_payload()
                                    + value[2] * max(kw["rounds"] - kw["payloads"], 0) + value[3]),
@@ -58,7 +60,7 @@ _STEPS = {"put_round_cycles", "walk_cycles", "walk_wrap_cycles", "walked_token_c
           "walk_token_cycles", "loadstore_send_cycles", "further_wave_send_cycles",
           "loadstore_count_cycles", "reduce_pass_cycles", "reduce_cycles",
           "remote_signal_cycles", "posted_copy_cycles", "count_pass_cycles", "claim_cycles",
-          "prepare_cycles", "walk_token_round_cycles", "payload_cycles", "small_payload_cycles",
+          "prepare_cycles", "release_cycles", "sanitize_cycles", "walk_token_round_cycles", "payload_cycles", "small_payload_cycles",
           "copy_cycles", "further_copy_cycles", "stage_round_cycles",
           "further_stage_round_cycles", "loadstore_stage_round_cycles"}
 _KERNELS = ("pplx", "one-sided", "one-sided-1.3", "deepep-low-latency", "ncclep-low-latency")

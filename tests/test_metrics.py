@@ -6,6 +6,7 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
+from routing_brute import policy_distances
 
 import topologies
 from analysis import bisection, hop_distribution, metrics
@@ -13,10 +14,13 @@ from fabric import Fabric
 
 
 def _brute_hops(f):
-    """Mean and max shortest-path hops over distinct ordered endpoint pairs, by networkx."""
+    """Mean and max hops over distinct ordered endpoint pairs along the routed paths: by
+    networkx's shortest paths, or on a dragonfly (minimal routing: one global link at most)
+    by a search over (node, global links taken) pairs (routing_brute.policy_distances)."""
     total, worst, pairs = 0, 0, 0
     for s in f.endpoints:
-        dist = nx.single_source_shortest_path_length(f.graph, s)
+        dist = (policy_distances(f, s, "minimal") if f.router.policy == "minimal" else
+                nx.single_source_shortest_path_length(f.graph, s))
         for t in f.endpoints:
             if t != s:
                 total += dist[t]

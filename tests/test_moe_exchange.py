@@ -596,7 +596,8 @@ def _rotation_late_valid(ep, k, slot):
 #: l1_hit on the round's critical chain besides its peer loads, and (session 24) the cycles
 #: the compiled loop issues beyond them in a later round of the sm_100a one-sided build;
 #: (session 26) its round 1 with the set-up after the barrier: the output row's L1.5 fetch
-#: (one more c15) and 193 cycles.
+#: (one more c15) and 193 cycles; and TensorRT-LLM 1.3's sm_100a later rounds: 372 cycles (BF16)
+#: and 226 (FP8), its BF16 round 1: 189.
 _WALK = {
     ("one-sided", "blackwell", 2): (
         ({"l1": 3, "c1": 3, "cy": 242}, {"l1": 4, "c1": 6, "cy": 242},
@@ -609,11 +610,14 @@ _WALK = {
         ({"l2": 2, "c15": 1, "l1": 2}, {"l2": 2, "c15": 2, "l1": 2},
          {"l2": 2, "c15": 5, "c1": 2, "l1": 3})),
     ("one-sided-1.3", "blackwell", 2): (
-        ({"l1": 3, "c1": 2}, {"l1": 2, "c1": 5}, {"l1": 4, "c1": 7}),
-        ({"l2": 2, "c15": 1, "l1": 1, "c1": 1}, {"l2": 2, "c15": 2, "l1": 1, "c1": 1},
-         {"l2": 2, "c15": 4, "l1": 3, "c1": 1})),
+        ({"l1": 3, "c1": 2, "cy": 372}, {"l1": 2, "c1": 5, "cy": 372},
+         {"l1": 4, "c1": 7, "cy": 372}),
+        ({"l2": 2, "c15": 1, "l1": 1, "c1": 1, "cy": 189},
+         {"l2": 2, "c15": 2, "l1": 1, "c1": 1, "cy": 189},
+         {"l2": 2, "c15": 4, "l1": 3, "c1": 1, "cy": 189})),
     ("one-sided-1.3", "blackwell", 1): (
-        ({"l1": 5, "c1": 3}, {"l1": 5, "c1": 3}, {"l1": 8, "c1": 9}, {"l1": 10, "c1": 15}),
+        ({"l1": 5, "c1": 3, "cy": 226}, {"l1": 5, "c1": 3, "cy": 226},
+         {"l1": 8, "c1": 9, "cy": 226}, {"l1": 10, "c1": 15, "cy": 226}),
         ({"l2": 2, "c1": 2, "c15": 1, "l1": 3}, {"l2": 2, "c1": 2, "c15": 1, "l1": 3},
          {"l2": 2, "c1": 5, "c15": 4, "l1": 6}, {"l2": 2, "c1": 8, "c15": 7, "l1": 8})),
 }
@@ -761,7 +765,9 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True, together=1):
     parameters (a constant-L1 hit) before its atomic. Session 25 (the same loop's issue
     cycles): each of the k slots schedules 125 cycles beyond those loads; the payload loop
     333 a payload plus 25 per pointer-row wait after its first, 97 per round after a payload's
-    first and 105 once."""
+    first and 105 once. Session 26 (the same builds): the dispatch's prepare kernel 89 cycles,
+    its last block from the copy's barrier to the release fence 233, the sanitize kernel 164,
+    each once."""
     first = table["hbm_load" if l2_flushed else "l2_hit"].value
     targets = len({(0 * k + j + 0) % ep for j in range(k)})     # token 0 of rank 0
     waits = _pointer_groups([(0 * k + j + 0) % ep for j in range(k)], together)
@@ -777,6 +783,7 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True, together=1):
     sizes = table["const_l15"].value + 2 * table["const_l1"].value
     per_payload = 333 + 25 * (waits - 1)
     claims += (3 * per_payload + 97 * (rounds - 1) + 105) * table["cycle"].value
+    claims += (89 + 233 + 164) * table["cycle"].value
     dispatch = (epoch + first + targets * table["l2_atomic"].value + claims + sizes
                 + copy_rounds * first
                 + table["l2_atomic"].value + 2 * table["l2_hit"].value + pointers)

@@ -65,7 +65,10 @@ def test_the_later_rounds_carry_the_walks_least_excess():
 def test_no_other_build_carries_them():
     assert all(_cycles(part) == 0 for part in _row("hopper")[3:5])
     k13 = exchange_kernel("one-sided-1.3")
-    assert not any(_cycles(part) for e in k13.round_reads for part in e[3:5])
+    # TensorRT-LLM 1.3's own counts (session 26, tests/test_moe_s26_rounds_13.py) are its
+    # kernels', not these: its BF16 round 1 carries 189, no entry carries 242 or 193
+    assert not any(c in (242, 193) for e in k13.round_reads for part in (e[3], e[4], e[6], e[7])
+                   for n, c in part if n == "cycle")
 
 
 @pytest.mark.parametrize("ep", [2, 8])

@@ -212,7 +212,9 @@ def test_endpoint_bfs_counts_match_all_pairs_distances(g):
 
 
 def test_dragonfly_endpoints_are_not_all_alike():
-    """Why dragonfly metrics take the all-pairs BFS: its endpoints see different distances."""
+    """Why a dragonfly's hops take no one-BFS shortcut (as a Clos's do): its endpoints see
+    different distances. (They are its routed hops since session 26: a closed form per group
+    pair, fabric.Router.hop_counts.)"""
     from scipy.sparse import csgraph
 
     from analysis._metrics import _adjacency
