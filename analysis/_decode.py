@@ -191,6 +191,7 @@ __all__ = [
     "PDL_HIDDEN_GAP",
     "SGLANG_GRAPH_KERNELS",
     "TRTLLM_DSV3_GEMMS_RELEASE",
+    "TRTLLM_DSV3_ROUTER_KERNEL_SHAPES",
     "TRTLLM_FP4_REQUANT",
     "TRTLLM_FP8_MLA_KV_BYTES",
     "TRTLLM_INPUT_QUANT_FORMATS",
@@ -426,6 +427,15 @@ TRTLLM_MEASURED_ATTENTION_GEMMS = frozenset(("fuse_a_gemm", "uq_qr_gemm", "wo_ge
 #: :data:`TRTLLM_DSV3_GEMMS_RELEASE` on; a release before it runs both on cuBLAS at every count
 #: (the measured ``Linear``: :func:`trtllm_runs_dsv3_gemms`).
 TRTLLM_FUSED_A_MIN_LATENCY_TOKENS = 16
+
+#: The router gate shapes ``(routed experts, hidden size)`` TensorRT-LLM's dedicated router
+#: kernel runs at 1-16 tokens; any other shape falls back to cuBLAS at every count
+#: (``dsv3_router_gemm_op``: ``kNumExperts = 256`` with DeepSeek's hidden size 7168, "else //
+#: fallback to cublas"; cpp/tensorrt_llm/thop/dsv3RouterGemmOp.cpp, read at commit 08c152eb,
+#: whose later additions, GLM-5's 6144 and DeepSeek-V4's 4096 hidden sizes (PRs #13740,
+#: #13646, 2026) and Kimi K3's 896 experts, came after the newest modelled release). So Kimi
+#: K2's router (384 experts) runs cuBLAS, the measured ``Linear``, in every release.
+TRTLLM_DSV3_ROUTER_KERNEL_SHAPES = frozenset(((256, 7168),))
 
 #: Every TensorRT-LLM release whose code state the decode model tells apart (``decode_step(
 #: trtllm_release=...)``), with the day it was published: version -> ISO date. Source: the
@@ -2354,7 +2364,12 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         ``ep_kernel="all-to-allv"``), passed to ``analysis.cost``; ``None``: its default.
     ep_kernel : str, optional
         MoE exchange kernel for dispatch and combine (:data:`fabric.EXCHANGE_KERNELS`),
-        costed by :func:`analysis.moe_exchange` with uniform routing; ``None``: the
+        costed by :func:`analysis.moe_exchange` with uniform routing, every expert rank
+        sending ``max(1, ceil(tokens / ep))`` tokens: a step with fewer tokens than expert
+        ranks is costed as if every rank sent one (``moe_exchange`` takes the same token
+        count on every rank, at least one), an UPPER BOUND there (batch 1 on ep 72: 72
+        tokens' link and NIC bytes, the dispatch's busiest token the busiest of 72 draws;
+        small where the phases are bound by their chains and round trips); ``None``: the
         collectives model's all-to-all (or all-to-allv under skew), or, with
         ``engine="trtllm"`` under attention data parallelism where TensorRT-LLM runs no
         MNNVL all-to-all, its allgather + reducescatter (:func:`trtllm_gathers`).
@@ -2814,13 +2829,16 @@ class _Settings:
         published rates and no user ``compute_efficiency``, no ``router_gemm`` kernel, a
         router shape not in :data:`analysis.TRTLLM_ROUTER_SHAPES`, or at most
         :data:`TRTLLM_FUSED_A_MIN_LATENCY_TOKENS` rows in a release with the dedicated kernel
-        (its counts; :attr:`dsv3_gemms`: an earlier release runs cuBLAS there too)."""
+        for the router's shape (its counts; :attr:`dsv3_gemms`,
+        :data:`TRTLLM_DSV3_ROUTER_KERNEL_SHAPES`: an earlier release, or another shape, runs
+        cuBLAS there too)."""
         m = self.m
         if (self.engine != "trtllm" or not self.cuda_graphs or not self.published_rates
                 or self.fl_eff is not None or not m.moe_layers
                 or "router_gemm" not in self.kernel_lists["moe_ffn"]
                 or (m.routed_experts, m.hidden) not in TRTLLM_ROUTER_SHAPES
-                or (self.t_dp <= TRTLLM_FUSED_A_MIN_LATENCY_TOKENS and self.dsv3_gemms)):
+                or (self.t_dp <= TRTLLM_FUSED_A_MIN_LATENCY_TOKENS and self.dsv3_gemms
+                    and (m.routed_experts, m.hidden) in TRTLLM_DSV3_ROUTER_KERNEL_SHAPES)):
             return None
         return ("gemm", self.t_dp, m.routed_experts, m.hidden)
 
@@ -3537,6 +3555,8 @@ def _communication(s, route):
     elif kern is not None and ep > 1:
         from ._moe_exchange import moe_exchange
         ranks = [s.fabric.endpoints[i] for i in s.pos[:ep]]
+        # at least one token a rank: fewer tokens than ranks is costed as one on every rank,
+        # an upper bound (decode_step's ep_kernel: moe_exchange cannot express idle ranks)
         exchange = moe_exchange(s.fabric, m, max(1, math.ceil(tokens / ep)), ranks, kernel=kern,
                                 dispatch_bytes=s.dispatch_b, combine_bytes=s.combine_b,
                                 # a kernel picks its own paths; only the collective takes one

@@ -127,6 +127,7 @@ from ._decode import (
     KERNEL_FLOORS,
     KERNELS,
     LAUNCH_OVERHEAD,
+    TRTLLM_DSV3_ROUTER_KERNEL_SHAPES,
     TRTLLM_FUSED_A_MIN_LATENCY_TOKENS,
     TWO_BATCH,
     check_trtllm_release,
@@ -1033,7 +1034,8 @@ def _prefill_router(m, chip, lay, isl, engine, efficiency, release=None):
     shape = (m.routed_experts, m.hidden)
     if (engine != "trtllm" or efficiency is not None or not m.moe_layers
             or shape not in TRTLLM_ROUTER_SHAPES
-            or (isl <= TRTLLM_FUSED_A_MIN_LATENCY_TOKENS and trtllm_runs_dsv3_gemms(release))):
+            or (isl <= TRTLLM_FUSED_A_MIN_LATENCY_TOKENS and trtllm_runs_dsv3_gemms(release)
+                and shape in TRTLLM_DSV3_ROUTER_KERNEL_SHAPES)):
         return None
     return _prefill_measured_gemms(chip, chip.gemm_format(m.math_format("router")), lay, isl,
                                    {"router_gemm": shape}, whole=("router_gemm",))

@@ -789,10 +789,13 @@ def test_step_is_the_sum_of_its_counted_kernels(batch, layout, engine, graphs, f
     f = topologies_build("switch:16,chip=h200" if layout == "tp=1,dp=16" else "hgx-h200")
     # (the brute force prices the attention kernel at its roofline: TensorRT-LLM's MLA op
     # measured at 16 heads a GPU, session 24, kimi-k2 at tp=4, is taken out; its own tests are
-    # tests/test_models_s24_mla_heads.py)
+    # tests/test_models_s24_mla_heads.py; so is kimi-k2's router at the measured Linear,
+    # session 26, tests/test_models_s26_k2_router.py)
     from unittest import mock
     with mock.patch.object(analysis._decode._Settings, "mla_measured",
-                           new=property(lambda s: None)):
+                           new=property(lambda s: None)), \
+            mock.patch.object(analysis._decode._Settings, "router_measured",
+                              new=property(lambda s: None)):
         r = decode_step("kimi-k2", f, batch=batch, context=512, layout=layout, engine=engine,
                         cuda_graphs=graphs, kernel_floors=floors, min_kernel_time=mkt,
                         fusion_factor=fusion, collective=fake_cost, overlap=0.5,

@@ -88,14 +88,18 @@ def _gemm_held(model, f, lay, graphs, engine, batch):
 def _router_held(model, f, lay, graphs, engine, batch):
     """Brute force: the start TensorRT-LLM's measured router GEMM holds in one MoE layer
     (session 25, tests/test_models_s25_router.py): 1 where the step runs DeepSeek's (256,
-    7168) BF16 router at more than 16 rows a rank (the dedicated kernel's counts below) and
-    the chip's table holds that shape at those rows."""
+    7168) BF16 router at more than 16 rows a rank (the dedicated kernel's counts below), or
+    Kimi K2's (384, 7168) at any count (no dedicated kernel for it: session 26,
+    tests/test_models_s26_k2_router.py), and the chip's table holds that shape at those
+    rows."""
     m = analysis.model_config(model)
     rows = math.ceil(batch / lay.dp)
-    if (not graphs or engine != "trtllm" or not m.moe_layers or rows <= 16
-            or (m.routed_experts, m.hidden) != (256, 7168)):
+    shape = (m.routed_experts, m.hidden)
+    if (not graphs or engine != "trtllm" or not m.moe_layers
+            or shape not in ((256, 7168), (384, 7168))
+            or (shape == (256, 7168) and rows <= 16)):
         return 0
-    return int(analysis.trtllm_gemm_time(f.chip.name, "bf16", rows, 256, 7168) is not None)
+    return int(analysis.trtllm_gemm_time(f.chip.name, "bf16", rows, *shape) is not None)
 
 
 def _module_held(model, f, lay, graphs, engine, tokens, kernel=None):

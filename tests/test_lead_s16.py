@@ -38,8 +38,10 @@ def test_prefill_time_still_takes_the_collectives_keywords(b200x8):
 
 
 def test_no_float_residue_in_the_compute_share(b200x8):
+    # (vLLM's kernels: under TensorRT-LLM's, since session 26, kimi-k2's router runs its
+    # measured cuBLAS Linear, whose time is compute the reads do not hide, a real share)
     s = analysis.single_user_speed("kimi-k2", b200x8, speculative=((0, 0.0),),
-                                   layouts=["tp=8"])
+                                   layouts=["tp=8"], engine="vllm")
     assert s.shares["compute"] == 0.0
     assert abs(sum(s.shares.values()) - s.tpot) < 1e-12
 

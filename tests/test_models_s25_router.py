@@ -42,7 +42,7 @@ def test_the_tables_by_hand():
     assert b[:2] == ((1, 0.00544213), (2, 0.0058656)) and len(b) == 74
     h = analysis.TRTLLM_H200_GEMM_BF16[(256, 7168)]
     assert h[10] == (128, 0.00649387) and len(h) == 21
-    assert set(analysis.TRTLLM_H200_GEMM_BF16) == {(256, 7168)}
+    assert set(analysis.TRTLLM_H200_GEMM_BF16) == {(256, 7168), (512, 7168)}  # 512: session 26
     assert analysis.trtllm_gemm_time("h200", "bf16", 128, 256, 7168) == pytest.approx(6.49387e-6)
     assert analysis.trtllm_gemm_time("gb200", "bf16", 64, 256, 7168) == \
         analysis.trtllm_gemm_time("b200", "bf16", 64, 256, 7168) == pytest.approx(5.92320e-6)
@@ -120,8 +120,9 @@ def test_elsewhere_nothing_is_taken():
     assert _settings(*kw).router_measured is not None
     for extra in ({"engine": "vllm"}, {"cuda_graphs": False}, {"compute_efficiency": 0.5}):
         assert _settings(*kw, **extra).router_measured is None, extra
-    # Kimi K2's 384 experts: not a stored shape
-    assert _settings(B200, "kimi-k2", 8 * 384, "tp=1,dp=8").router_measured is None
+    # the hypothetical 2.8T model's 1056 experts: not a stored shape (Kimi K2's 384 is, since
+    # session 26: read between the stored 256 and 512, tests/test_models_s26_k2_router.py)
+    assert _settings(B200, "hypothetical-2.8t", 8 * 384, "tp=1,dp=8").router_measured is None
     # a chip without a table
     assert _settings(topologies.build("switch:8,chip=b300"), "deepseek-r1-nvfp4", 8 * 384,
                      "tp=1,dp=8").router_measured is None
@@ -152,8 +153,8 @@ def test_a_prompt_pass_takes_the_routers_measured_time(spec, chip, model, layout
     # the dedicated kernel's counts, other engines, a user efficiency: nothing taken
     for args in ((16, "trtllm", None), (1024, "vllm", None), (1024, "trtllm", 0.5)):
         assert S._prefill_router(m, fab.chip, lay, args[0], *args[1:]) is None, args
-    kimi = analysis.model_config("kimi-k2")
-    assert S._prefill_router(kimi, fab.chip, lay, 1024, "trtllm", None) is None
+    other = analysis.model_config("hypothetical-2.8t")     # 1056 experts: not stored
+    assert S._prefill_router(other, fab.chip, lay, 1024, "trtllm", None) is None
     # and the pass is slower by it (the router's FLOPs at the BF16 rate were ~10x faster)
     kw = {"isl": 1024, "layout": layout, "engine": "trtllm", "one_at_a_time": True}
     now = analysis.prefill_time(model, fab, **kw).total
