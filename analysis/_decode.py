@@ -134,7 +134,6 @@ Examples
 
 import collections
 import dataclasses
-import datetime
 import functools
 import itertools
 import math
@@ -146,6 +145,7 @@ import numpy as np
 
 from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
 from fabric._memo import fabric_memo
+from fabric._runtime import release_on
 from fabric._schema import MAX_BYTES
 from fabric._units import is_numeral
 
@@ -558,17 +558,8 @@ def trtllm_release_on(date):
     ...
     fabric.SpecError: no modelled TensorRT-LLM release was published on or before 2024-12-01 (the oldest, 0.17.0, is of 2025-01-30)
     """
-    try:
-        day = datetime.date.fromisoformat(str(date).strip())
-    except ValueError:
-        raise SpecError(f"date {date!r} is not an ISO date such as 2025-05-16") from None
-    out = [v for v, d in TRTLLM_RELEASE_DATES.items() if datetime.date.fromisoformat(d) <= day]
-    if not out:
-        oldest = min(TRTLLM_RELEASE_DATES, key=_trtllm_version)
-        raise SpecError(f"no modelled TensorRT-LLM release was published on or before "
-                        f"{day.isoformat()} (the oldest, {oldest}, is of "
-                        f"{TRTLLM_RELEASE_DATES[oldest]})")
-    return max(out, key=_trtllm_version)
+    return release_on(date, TRTLLM_RELEASE_DATES, _trtllm_version,
+                      "modelled TensorRT-LLM release was published")
 
 
 def trtllm_release_parameter(release):

@@ -1283,13 +1283,27 @@ def nccl_release_on(date):
     ...
     fabric.SpecError: no reproduced NCCL release was tagged on or before 2023-01-01 (the oldest, 2.18.3, is of 2023-06-14)
     """
+    return release_on(date, NCCL_RELEASE_DATES, _parse_version,
+                      "reproduced NCCL release was tagged")
+
+
+def release_on(date, dates, version, what):
+    """The newest release (highest ``version(name)``) of ``dates`` (release name -> ISO date)
+    dated on or before ``date``: the one rule by which a measurement that states no release
+    stands for one (:func:`nccl_release_on`, ``analysis.trtllm_release_on``). SpecError for a
+    text that is not an ISO date, and for a date before the oldest release (``what`` names
+    the releases in that message: "no <what> on or before ...").
+
+    >>> release_on("2024-01-02", {"1.0": "2024-01-01", "0.9": "2024-01-02"}, float, "release")
+    '1.0'
+    """
     day = _parse_date(date)
-    out = [v for v, d in NCCL_RELEASE_DATES.items() if _parse_date(d) <= day]
+    out = [v for v, d in dates.items() if _parse_date(d) <= day]
     if not out:
-        oldest = min(NCCL_RELEASE_DATES, key=_parse_version)
-        raise SpecError(f"no reproduced NCCL release was tagged on or before {day.isoformat()} "
-                        f"(the oldest, {oldest}, is of {NCCL_RELEASE_DATES[oldest]})")
-    return max(out, key=_parse_version)
+        oldest = min(dates, key=version)
+        raise SpecError(f"no {what} on or before {day.isoformat()} (the oldest, {oldest}, is "
+                        f"of {dates[oldest]})")
+    return max(out, key=version)
 
 
 _HISTORY_SOURCE = ("NVIDIA/nccl src/graph/tuning.cc and src/include/device.h read at the release "
