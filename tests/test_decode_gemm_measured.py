@@ -8,6 +8,7 @@ measured time at the rank's rows and is charged no fixed part, floor or boundary
 from unittest import mock
 
 import pytest
+from decode_settings import decode_settings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,16 +26,7 @@ def _tables_off():
 
 
 def _settings(model, spec, batch, layout, **kw):
-    f = topologies.build(spec)
-    return D._settings(model, f, batch=batch, context=2048, layout=layout,
-                       tokens_per_sequence=1, transport=None, algorithm="auto", skew=0.0,
-                       overlap=0.0, fusion_factor=1.0, launch_overhead=D.LAUNCH_OVERHEAD.value,
-                       hbm_efficiency=kw.pop("hbm_efficiency", None),
-                       compute_efficiency=None, dispatch_bytes=None, combine_bytes=None,
-                       chip=None, collective=None, runtime=None, ep_kernel=None,
-                       cuda_graphs=kw.pop("cuda_graphs", True),
-                       graph_kernel_overhead=D.GRAPH_KERNEL_OVERHEAD.value,
-                       engine=kw.pop("engine", "trtllm"), **kw)
+    return decode_settings(topologies.build(spec), model, batch, layout, **kw)
 
 
 def test_the_tables_read_the_collected_rows():

@@ -5,6 +5,7 @@ BF16 KV). A step at tp 2 or 4 under ``engine="trtllm"`` in a CUDA graph takes th
 measured. The tests fail on the parent commit (no such tables; those steps read nothing)."""
 
 import pytest
+from decode_settings import decode_settings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +20,6 @@ from analysis import (
     TRTLLM_H200_MLA_GENERATION_BF16_64_HEADS,
     mla_generation_time,
 )
-from analysis import _decode as D
 
 TABLES = {("b200", 2, 64): TRTLLM_B200_MLA_GENERATION_BF16_64_HEADS,
           ("b200", 2, 32): TRTLLM_B200_MLA_GENERATION_BF16_32_HEADS,
@@ -65,13 +65,7 @@ def test_grid_points_read_the_brute_force_lower_envelope(key, data):
 
 
 def _settings(fab, model, batch, layout):
-    return D._settings(model, fab, batch=batch, context=2048, layout=layout,
-                       tokens_per_sequence=1, transport=None, algorithm="auto", skew=0.0,
-                       overlap=0.0, fusion_factor=1.0, launch_overhead=D.LAUNCH_OVERHEAD.value,
-                       hbm_efficiency=None, compute_efficiency=None, dispatch_bytes=None,
-                       combine_bytes=None, chip=None, collective=None, runtime=None,
-                       ep_kernel=None, cuda_graphs=True,
-                       graph_kernel_overhead=D.GRAPH_KERNEL_OVERHEAD.value, engine="trtllm")
+    return decode_settings(fab, model, batch, layout)
 
 
 @pytest.mark.parametrize("spec, chip, model, layout, heads", [

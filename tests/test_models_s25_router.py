@@ -9,6 +9,7 @@ The tests fail on the parent commit (no such shape, table or property)."""
 from unittest import mock
 
 import pytest
+from decode_settings import decode_settings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,14 +23,7 @@ MODELS = {"b200": (B200, "deepseek-r1-nvfp4"), "h200": (H200, "deepseek-r1")}
 
 
 def _settings(fab, model, batch, layout, **kw):
-    return D._settings(model, fab, batch=batch, context=2048, layout=layout,
-                       tokens_per_sequence=1, transport=None, algorithm="auto", skew=0.0,
-                       overlap=0.0, fusion_factor=1.0, launch_overhead=D.LAUNCH_OVERHEAD.value,
-                       hbm_efficiency=None, compute_efficiency=kw.pop("compute_efficiency", None),
-                       dispatch_bytes=None, combine_bytes=None, chip=None, collective=None,
-                       runtime=None, ep_kernel=None, cuda_graphs=kw.pop("cuda_graphs", True),
-                       graph_kernel_overhead=D.GRAPH_KERNEL_OVERHEAD.value,
-                       engine=kw.pop("engine", "trtllm"), **kw)
+    return decode_settings(fab, model, batch, layout, **kw)
 
 
 def _moe(step):

@@ -7,12 +7,12 @@ back to cuBLAS), so K2's router is the measured ``Linear`` at every token count,
 release. The tests fail on the parent commit (no such rows, shape or constant)."""
 
 import pytest
+from decode_settings import decode_settings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import analysis
 import topologies
-from analysis import _decode as D
 
 B200 = topologies.build("hgx-b200")
 H200 = topologies.build("hgx-h200")
@@ -52,14 +52,7 @@ def test_k2s_router_reads_between_256_and_512(chip, m):
 
 
 def _settings(fab, model, batch, layout, release):
-    return D._settings(model, fab, batch=batch, context=2048, layout=layout,
-                       tokens_per_sequence=1, transport=None, algorithm="auto", skew=0.0,
-                       overlap=0.0, fusion_factor=1.0, launch_overhead=D.LAUNCH_OVERHEAD.value,
-                       hbm_efficiency=None, compute_efficiency=None, dispatch_bytes=None,
-                       combine_bytes=None, chip=None, collective=None, runtime=None,
-                       ep_kernel=None, cuda_graphs=True,
-                       graph_kernel_overhead=D.GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
-                       trtllm_release=release)
+    return decode_settings(fab, model, batch, layout, trtllm_release=release)
 
 
 @settings(max_examples=30, deadline=None)

@@ -12,6 +12,7 @@ import json
 
 import pytest
 import serving_heldout as sh
+from decode_settings import decode_settings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -36,14 +37,8 @@ def _version(release):
 
 
 def _settings(fab, model, batch, layout, release, q=1):
-    return D._settings(model, fab, batch=batch, context=2048, layout=layout,
-                       tokens_per_sequence=q, transport=None, algorithm="auto", skew=0.0,
-                       overlap=0.0, fusion_factor=1.0, launch_overhead=D.LAUNCH_OVERHEAD.value,
-                       hbm_efficiency=None, compute_efficiency=None, dispatch_bytes=None,
-                       combine_bytes=None, chip=None, collective=None, runtime=None,
-                       ep_kernel=None, cuda_graphs=True,
-                       graph_kernel_overhead=D.GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
-                       trtllm_release=release)
+    return decode_settings(fab, model, batch, layout, tokens_per_sequence=q,
+                           trtllm_release=release)
 
 
 def test_the_release_table():
