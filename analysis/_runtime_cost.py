@@ -1890,8 +1890,9 @@ def p2p_protocol(rt, view, nbytes):
       channels x ll_threshold``.
 
     The smallest / largest part is the step / 8 and x 32 in one node, / 2 and x 1 across
-    nodes; the step is the chunk (``p2pChunkSize``) but for rule 1's LL messages. Across nodes the message is Simple under every rule: NCCL's p2p connection to a
-    network peer has no LL buffer unless ``NCCL_ALLOC_P2P_NET_LL_BUFFERS`` is set (``rt.p2p``
+    nodes; the step is the chunk (``p2pChunkSize``) but for rule 1's LL messages. Across
+    nodes the message is Simple under every rule: NCCL's p2p connection to a network peer
+    has no LL buffer unless ``NCCL_ALLOC_P2P_NET_LL_BUFFERS`` is set (``rt.p2p``
     ``"net_ll_buffers"`` 0, its default), and the protocol choice requires one.
     """
     proto, ch, _ll = _p2p_plan(rt, view, nbytes)
@@ -2028,12 +2029,13 @@ def _p2p_part_bounds(view, chunk):
 
 def p2p_ll_step(rt):
     """Bytes of an LL step of NCCL's LL buffer, flags included: ``buffSizes[LL] /
-    NCCL_STEPS`` = NCCL_LL_LINES_PER_THREAD x NCCL_LL_MAX_NTHREADS 16-byte lines (``src/init.cc``
-    DEFAULT_LL_BUFFSIZE; ``rt.factors["ll_lines_per_thread"]``, ``rt.threads["LL"]``). From 2.22
-    to 2.28 ``addP2pToPlan`` cuts an LL message's parts from this step, a Simple message's from
-    ``p2pChunkSize`` (``stepSize = buffSizes[protocol] / NCCL_STEPS``, then
-    ``p2pChunkSize`` for Simple; NVIDIA/nccl v2.22.3-1 .. v2.28.9-1 ``src/enqueue.cc``); from
-    2.29 every message's from ``p2pChunkSize`` ("assume SIMPLE protocol to start with").
+    NCCL_STEPS`` = NCCL_LL_LINES_PER_THREAD x NCCL_LL_MAX_NTHREADS 16-byte lines
+    (``src/init.cc`` DEFAULT_LL_BUFFSIZE; ``rt.factors["ll_lines_per_thread"]``,
+    ``rt.threads["LL"]``). From 2.22 to 2.28 ``addP2pToPlan`` cuts an LL message's parts
+    from this step, a Simple message's from ``p2pChunkSize`` (``stepSize =
+    buffSizes[protocol] / NCCL_STEPS``, then ``p2pChunkSize`` for Simple; NVIDIA/nccl
+    v2.22.3-1 .. v2.28.9-1 ``src/enqueue.cc``); from 2.29 every message's from
+    ``p2pChunkSize`` ("assume SIMPLE protocol to start with").
 
     >>> import fabric
     >>> p2p_ll_step(fabric.runtime("nccl@2.25.1"))
