@@ -1446,8 +1446,9 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     # other rank) within the int64 a collective carries, named before any kernel's counts
     total = tokens * p_rank * sources * (n_ep - 1) * max(b_d, b_c)
     if total > MAX_BYTES:
-        raise SpecError(f"tokens_per_rank={tokens} from {sources} of {n_ep} EP ranks moves {total:.3g} bytes "
-                        f"in a phase, more than the 2**63 - 1 bytes (an int64) a collective "
+        held = "" if sources == n_ep else f" ({sources} holding tokens)"
+        raise SpecError(f"tokens_per_rank={tokens} over {n_ep} EP ranks{held} moves {total:.3g} "
+                        f"bytes in a phase, more than the 2**63 - 1 bytes (an int64) a collective "
                         f"carries")
     copies_rank = tokens * n_ep * p_rank
     copies_node = tokens * nodes * p_node

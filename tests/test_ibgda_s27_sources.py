@@ -224,10 +224,12 @@ def test_a_batch_too_large_for_every_rank_fits_when_few_hold_it():
     f = topologies.build("dgx-h100")
     kw = {"kernel": "deepep-low-latency", "dispatch_bytes": 2, "combine_bytes": 2}
     tokens = 2 * MAX_BYTES // (8 * 7 * 7168 * 2)       # p_rank < 1: ~1.3x the limit at 8
-    with pytest.raises(SpecError, match="from 8 of 8 EP ranks"):
+    with pytest.raises(SpecError, match="over 8 EP ranks moves"):
         moe_exchange(f, "deepseek-v3", tokens, 8, **kw)
     r = moe_exchange(f, "deepseek-v3", tokens, 8, sources=1, **kw)
     assert r.dispatch > 0
+    with pytest.raises(SpecError, match=r"over 8 EP ranks \(2 holding tokens\) moves"):
+        moe_exchange(f, "deepseek-v3", 8 * tokens, 8, sources=2, **kw)
 
 
 @pytest.mark.parametrize("bad", [0, 9, -1, 2.0, 1.5, True, "2"])
