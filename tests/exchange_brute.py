@@ -5,8 +5,8 @@ It does not use the model's matrices, caches or router: load/store domains are t
 components of the graph without NICs and message links; a pair's expected copies follow the
 kernel's de-duplication (per expert: ``tokens x k / ep``; per rank: ``tokens x P(reach rank)``;
 DeepEP normal: once per remote node to the rail peer, whose node then fans out over the
-scale-up links, the rail's every source through its one forwarder there); only the first
-``sources`` EP ranks send (the ranks that hold tokens); the hypergeometric reach is written out
+scale-up links, the rail's every source through its one forwarder there); only the ranks
+that hold tokens send (the first ``sources`` EP ranks, or the positions it lists); the hypergeometric reach is written out
 for uniform routing (``analysis.expert_reach`` for the others); every pair's bytes go along
 ``routing_brute.policy_paths``, evenly over them, or hop by hop in proportion to the links'
 bandwidth where the router is weighted (switched fabrics); a link's time is its bytes over its
@@ -136,11 +136,13 @@ def port(g, chip):
 
 def pairs(g, chips, kernel, tokens, nbytes, routing, rdma, sources=None):
     """``(scale-up pairs, network pairs)``: ``{(i, j): bytes}`` of the dispatch from EP rank
-    ``i`` to ``j`` (positions in ``chips``), the first ``sources`` ranks (default all) sending."""
+    ``i`` to ``j`` (positions in ``chips``), the ranks holding tokens sending: all (``None``),
+    the first ``sources`` (an int) or the positions ``sources`` lists."""
     lab = domains(g)
     dom = [lab[c] for c in chips]
     ep, nodes = len(chips), len(set(dom))
-    senders = range(ep if sources is None else sources)
+    senders = (range(ep) if sources is None else range(sources) if isinstance(sources, int)
+               else set(sources))
     if routing == "uniform":
         p_rank, p_node = 1 - _miss(E, E / ep, K), 1 - _miss(E, E / nodes, K)
     else:

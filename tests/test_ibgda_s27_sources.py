@@ -44,13 +44,16 @@ from fabric import (
 def _cases(draw):
     """A fabric (intact, or with up to 3 failed links, a failed chip, 2 failed lanes), an EP
     group, a kernel, tokens, routing, RDMA-only transport, and the ranks that hold tokens:
-    every rank (``None``, session 26's draws) or fewer (when the group has more than one)."""
+    every rank (``None``, session 26's draws) or fewer (when the group has more than one), the
+    first so many or drawn positions."""
     g = draw(degraded(built(draw(st.sampled_from(SPECS)))))
     chips = draw(ep_group(g))
     kernel = draw(st.sampled_from(KERNELS))
     rdma = kernel in PER_EXPERT and draw(st.booleans())
     routing = draw(st.sampled_from(["uniform", "balanced", "node-limited:1", "node-limited:2"]))
-    sources = draw(st.one_of(st.none(), st.integers(1, max(len(chips) - 1, 1))))
+    sources = draw(st.one_of(st.none(), st.integers(1, max(len(chips) - 1, 1)),
+                             st.lists(st.integers(0, len(chips) - 1), min_size=1,
+                                      max_size=max(len(chips) - 1, 1), unique=True)))
     return g, chips, kernel, draw(st.sampled_from([1, 3, 64])), routing, rdma, sources
 
 
@@ -202,12 +205,41 @@ def test_a_batch_too_large_for_every_rank_fits_when_few_hold_it():
         moe_exchange(f, "deepseek-v3", 8 * tokens, 8, sources=2, **kw)
 
 
-@pytest.mark.parametrize("bad", [0, 9, -1, 2.0, 1.5, True, "2"])
+@pytest.mark.parametrize("bad", [0, 9, -1, 2.0, 1.5, True, "2", [], [8], [-1], [1, 1], [True],
+                                 [1.0], ["chip0"], "01"])
 def test_sources_must_be_an_int_from_one_to_the_ep_ranks(bad):
     f = topologies.build("dgx-h100")
-    with pytest.raises(SpecError, match=r"sources must be an int from 1 to the 8 EP ranks"):
+    with pytest.raises(SpecError, match=r"sources must be an int from 1 to the 8 EP ranks .* or "
+                                        r"the positions 0\.\.7 of those that do, each once"):
         moe_exchange(f, "deepseek-v3", 4, 8, kernel="pplx", dispatch_bytes=1,
                      combine_bytes=2, sources=bad)
+
+
+def test_positions_of_the_ranks_holding_tokens_are_the_first_so_many_in_any_order():
+    f = topologies.build("rail:servers=2,gpus=8,links=8,nic=ib-ndr,chip=h100")
+    for kernel in ("pplx", "deepep-normal", "all-to-allv"):
+        kw = {"kernel": kernel, "dispatch_bytes": 1, "combine_bytes": 2}
+        first = moe_exchange(f, "deepseek-v3", 4, 16, sources=3, **kw)
+        assert _fields(moe_exchange(f, "deepseek-v3", 4, 16, sources=[2, 0, 1], **kw)) \
+            == _fields(first)
+        assert _fields(moe_exchange(f, "deepseek-v3", 4, 16, sources=range(16), **kw)) \
+            == _fields(moe_exchange(f, "deepseek-v3", 4, 16, **kw))
+
+
+def test_positions_keep_each_holders_rail_peer():
+    """DeepEP normal across two 8-GPU servers with two spines: chip3 alone holds tokens. Named
+    by its position, it keeps its place in the EP order, so its copies cross the network once,
+    on its own rail to chip11, and chip11 fans them out; moving it first in ``ep`` (and
+    ``sources=1``) instead makes it the first server's local rank 0, paired with chip8, a path
+    over a spine between rails."""
+    f = topologies.build("rail:servers=2,gpus=8,spines=2,chip=h100")
+    kw = {"kernel": "deepep-normal", "dispatch_bytes": 1, "combine_bytes": 2}
+    kept = moe_exchange(f, "deepseek-v3", 2, 16, sources=[3], **kw)
+    assert {n for n, (sent, _) in kept.nic_bytes.items() if sent} == {"nic3"}
+    assert {n for n, (_, recv) in kept.nic_bytes.items() if recv} == {"nic11"}
+    moved = [3] + [r for r in range(16) if r != 3]
+    first = moe_exchange(f, "deepseek-v3", 2, moved, sources=1, **kw)
+    assert {n for n, (_, recv) in first.nic_bytes.items() if recv} == {"nic8"}
 
 
 def test_receive_walk_refuses_sources_beyond_its_ranks():
