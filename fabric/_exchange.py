@@ -682,9 +682,10 @@ _CYCLE_COUNTS = {
         "the cycles the dispatch's expert-id sanitize kernel schedules",
         {"sanitize_cycles": _per("one")}),
     # a barrier's per-peer loops run by one warp (lane l takes ranks l, l + 32, ...: the
-    # dispatch's send-count stores, flag stores and polls), per further lane pass
-    # (lane_passes), outside the loads the chain charges there; their first pass is in the
-    # phase's other counts (release_cycles) and the kernel floor's barrier
+    # dispatch's send-count stores, flag stores and polls; the combine's flag stores and
+    # polls), per further lane pass (lane_passes), outside the loads the chain charges there;
+    # their first pass is in the phase's other counts (release_cycles) and the kernel floor's
+    # barrier
     "lane_pass_cycles": _CycleCount(
         "the cycles a barrier's per-peer loops schedule per further lane pass",
         {"lane_pass_cycles": _per("lane_passes")}),
@@ -2104,7 +2105,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 ("l2_hit", "lane_passes"), ("l2_hit", "lane_passes"),
                 ("cycle", "lane_pass_cycles")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "rounds"),
-                ("cycle", "prepare_cycles"),
+                ("cycle", "prepare_cycles"), ("cycle", "lane_pass_cycles"),
                 ("l2_hit", "one"), ("l2_hit", "one"), ("const_l15", "one"),
                 ("l2_hit", "lane_passes"))),
         pointer_overlap=(("hopper", 2),),
@@ -2445,7 +2446,28 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "LD.E.STRONG.SYS poll, the chain's other l2_hit lane_passes) 126.1 / 123.4 "
                 "together: sm_100a 138.1, sm_90a 143.4 a further pass; the least, 138 (the lanes' "
                 "distinct peer rows in the LDC.64 loads taken as one constant-L1 hit: a lower "
-                "bound). The walk: notes/dispatch.md of session 26 (passwalk.py)")),
+                "bound). The walk: notes/dispatch.md of session 26 (passwalk.py). The "
+                "combine's: session 27 (moe), moeA2ACombineKernel<__nv_bfloat16, BlockPolicy, 8> "
+                "of the same two builds: every block's first warp polls the peers' flags (lane l "
+                "taking ranks l, l + 32, ...) and block 0's first stores its own flag into them "
+                "before; their first pass is the kernel floor's barrier. Block 0, lane 0 walked "
+                "from the flag's load to the CCTL.IVALL before BAR.SYNC (sm_100a 0x0130-0x04c0, "
+                "sm_90a 0x0150-0x05c0) at ep ranks less the same walk at 32, for every ep 33-64 "
+                "and rank, every poll finding its flag at once (a lower bound), the LD.E.STRONG."
+                "SYS polls as trips (the chain's l2_hit lane_passes), a constant load const_l1 "
+                "when its 64-B line was read before and const_l15 when not (a row load's lanes "
+                "taken as one request): the flag-store loop's back edge (sm_100a 0x01e0-0x0240, "
+                "sm_90a 0x02e0-0x0350: the peer row's LDC.64 waited, the ST.E.STRONG.SYS) and "
+                "the poll loop's (0x0290-0x04a0 / 0x03c0-0x05a0: CS2R clock, the rank's LDC "
+                "waited (sm_100a; hoisted on sm_90a), the own row's LDC.64 waited, the poll, "
+                "ep_size's LDCU waited (sm_100a; a ULDC on sm_90a)): sm_100a 237.0 cycles a further pass at every ep (the rows of "
+                "peers 32-63, c[0x0][0x14c0-0x15bf], lie in lines no earlier load read: one "
+                "L1.5 fetch), sm_90a 123.4 at ep 33-38 (peers 32-37's rows share the line of "
+                "peers 30-31's, c[0x0][0x1340]) and 207.6 at ep >= 39; the least, 123. "
+                "TensorRT-LLM 1.3's combine (flashinfer 5e891c6b sm_100a, BF16 and FP8 "
+                "instances: the same loops, 0x0180-0x0510) 152.8 at ep 33, 237.0 beyond: "
+                "one-sided-1.3 inherits 123, a lower bound there. The walk: notes/moe.md of "
+                "session 27 (barwalk.py)")),
             ("prepare_cycles", (
                 "the dispatch's (session 26, dispatch): moeA2APrepareDispatchKernel of "
                 "flashinfer-ai/flashinfer 579435f9 (one block of ep threads) in the builds of "
@@ -2477,7 +2499,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         release_fence=(True, False), block_per_token=True, staging_source_bytes=2,
         cycles=({"prepare_cycles": 89, "claim_cycles": 125, "payload_cycles": (333, 25, 97, 105),
                  "release_cycles": 233, "sanitize_cycles": 164, "lane_pass_cycles": 138},
-                {"prepare_cycles": 294}),
+                {"prepare_cycles": 294, "lane_pass_cycles": 123}),
         late_pulls=(("blackwell", 8, 0, ((7,),)), ("hopper", 8, 0, ((4, 5, 6, 7),))),
         round_reads=(
             ("blackwell", 8, 0,

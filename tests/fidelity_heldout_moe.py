@@ -120,7 +120,8 @@ _A2A_COLLECTOR = dataclasses.replace(
     # the dispatch chain without the sanitize kernel's counter read and cycles
     chain=(_ONE_SIDED_D[:_ONE_SIDED_D.index(("cycle", "sanitize_cycles")) - 1]
            + _ONE_SIDED_D[_ONE_SIDED_D.index(("cycle", "sanitize_cycles")) + 1:],
-           (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "one"), ("const_l15", "one"),
+           (("l2_hit", "one"), ("cycle", "lane_pass_cycles"), ("l2_hit", "one"),
+            ("l2_hit", "one"), ("const_l15", "one"),
             ("l2_hit", "lane_passes")))).with_cycles(0, sanitize_cycles=0)
 
 

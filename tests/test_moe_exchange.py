@@ -767,7 +767,8 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True, together=1):
     333 a payload plus 25 per pointer-row wait after its first, 97 per round after a payload's
     first and 105 once. Session 26 (the same builds): the dispatch's prepare kernel 89 cycles,
     its last block from the copy's barrier to the release fence 233, the sanitize kernel 164,
-    each once, and its per-peer loops 138 per further lane pass."""
+    each once, and its per-peer loops 138 per further lane pass; session 27: the combine
+    barrier's two loops 123 per further lane pass."""
     first = table["hbm_load" if l2_flushed else "l2_hit"].value
     targets = len({(0 * k + j + 0) % ep for j in range(k)})     # token 0 of rank 0
     waits = _pointer_groups([(0 * k + j + 0) % ep for j in range(k)], together)
@@ -796,7 +797,7 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True, together=1):
                + 2 * table["l2_hit"].value + table["const_l15"].value)
     passes = _warp_loop_passes(ep) - 1
     return (dispatch + passes * (2 * table["l2_hit"].value + 138 * table["cycle"].value),
-            combine + passes * table["l2_hit"].value)
+            combine + passes * (table["l2_hit"].value + 123 * table["cycle"].value))
 
 
 @settings(max_examples=14, deadline=None)
@@ -1810,16 +1811,17 @@ def test_one_sided_chain_counts_the_barriers_lane_passes(ep, arch, ranks, rounds
     """moeAlltoAllKernels.cu runs both barriers' per-peer work in one warp (lane l takes
     peers l, l + 32, ...): each pass beyond the first (the floor and the single counter read
     hold it) adds the dispatch's counter load and flag poll and the combine's flag poll, one
-    L2 latency each, and in the dispatch the 138 cycles its three loops issue a further pass
-    (session 26, lane_pass_cycles). Against the brute-force lane loop, for any EP size up to
+    L2 latency each, and the cycles the loops issue a further pass (lane_pass_cycles): the
+    dispatch's three 138 (session 26), the combine's two 123 (session 27). Against the
+    brute-force lane loop, for any EP size up to
     TensorRT-LLM's MAX_RANKS (128) and either generation."""
     from fabric._exchange import lane_passes
     k = exchange_kernel("one-sided")
     extra = _warp_loop_passes(ep) - 1
     assert lane_passes(ep) == extra
     l2 = EXCHANGE_LATENCY[arch]["l2_hit"].value
-    cycles = 138 * EXCHANGE_LATENCY[arch]["cycle"].value
-    for phase, per_pass in ((0, 2 * l2 + cycles), (1, l2)):
+    cyc = EXCHANGE_LATENCY[arch]["cycle"].value
+    for phase, per_pass in ((0, 2 * l2 + 138 * cyc), (1, l2 + 123 * cyc)):
         base, _ = k.chain_latency(phase, arch, ranks, rounds, flushed)
         t, used = k.chain_latency(phase, arch, ranks, rounds, flushed, ep=ep)
         assert t - base == pytest.approx(per_pass * extra, abs=1e-15)
@@ -1849,17 +1851,18 @@ def test_one_sided_ep64_pays_one_more_lane_pass_than_ep32(tokens):
     """On GB200 NVL72 with the perfect router the phases at EP32 and EP64 share every term at
     a given batch but the barriers' lane passes and the links' load: EP64 is one pass more, so
     its chain is 2 L2 latencies and the loops' 138 cycles (session 26) longer in the dispatch
-    and 1 L2 latency in the combine."""
+    and 1 L2 latency and the loops' 123 cycles (session 27) in the combine."""
     f = fidelity_moe.nvl72()
     kw = {"dispatch_bytes": 2, "combine_bytes": 2, "routing": "balanced"}
     r32 = moe_exchange(f, "deepseek-v3", tokens, 32, kernel="one-sided", **kw)
     r64 = moe_exchange(f, "deepseek-v3", tokens, 64, kernel="one-sided", **kw)
     l2 = EXCHANGE_LATENCY["blackwell"]["l2_hit"].value
-    d = 2 * l2 + 138 * EXCHANGE_LATENCY["blackwell"]["cycle"].value
+    cyc = EXCHANGE_LATENCY["blackwell"]["cycle"].value
+    d, c = 2 * l2 + 138 * cyc, l2 + 123 * cyc
     assert r64.dispatch_phase.chain - r32.dispatch_phase.chain == pytest.approx(d, rel=1e-9)
-    assert r64.combine_phase.chain - r32.combine_phase.chain == pytest.approx(l2, rel=1e-9)
+    assert r64.combine_phase.chain - r32.combine_phase.chain == pytest.approx(c, rel=1e-9)
     assert r64.dispatch_phase.fixed - r32.dispatch_phase.fixed == pytest.approx(d, rel=1e-9)
-    assert r64.combine_phase.fixed - r32.combine_phase.fixed == pytest.approx(l2, rel=1e-9)
+    assert r64.combine_phase.fixed - r32.combine_phase.fixed == pytest.approx(c, rel=1e-9)
 
 
 @pytest.mark.parametrize("ep,phase", [(2, "dispatch"), (4, "combine"), (8, "dispatch")])
