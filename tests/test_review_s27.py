@@ -14,7 +14,17 @@
   clockwalk.py (session 26) of flashinfer 579435f9's last block, one against two passes of its
   per-peer loops: sm_100a +12.0 (recv_counters) +35.7 (flags) +90.4 (polls) = 138.1 cycles,
   sm_90a +20.0 +48.7 +74.7 = 143.4; the count is the least of the two.
+* The one-sided combine's barrier lane passes (moe, session 27): review's clockwalk.py of block
+  0, lane 0, one against two and three passes of the flag-store loop and the poll loop (every
+  poll finding its flag at once; the poll a trip, every waited constant load const_l1, lower
+  than moe's line-tracking walk): flashinfer 579435f9 moeA2ACombineKernel<bf16, BlockPolicy, 8>
+  sm_90a (/tmp/rv25/fi build, 0x02e0-0x05b0) 165.1 / 288.5 / 411.9 cycles, +123.4 a pass (the
+  flag-store loop alone +48.7); sm_100a (session 24's build, 0x01e0-0x04b0) 173.8 / 326.6 /
+  479.4, +152.8; TensorRT-LLM 1.3's (5e891c6b sm_100a, 0x0230-0x0500) +152.8. One trip (the
+  poll) a pass in each.
 """
+
+import itertools
 
 from fabric import EXCHANGE_LATENCY, exchange_kernel
 
@@ -78,3 +88,26 @@ def test_s27_dispatch_lane_pass_count_is_the_least_walked_and_charged_once():
         assert kern.cycle("lane_pass_cycles", 0) == int(min(walked.values())) == 138, name
         steps = [s for s in kern.chain[0] if s == ("cycle", "lane_pass_cycles")]
         assert len(steps) == 1, name
+
+
+#: review's walks of one further lane pass of the combine's barrier (session 27): build ->
+#: cycles (1, 2, 3 passes) of block 0's lane 0 through the flag-store and poll loops
+_COMBINE_PASS_WALK = {"sm_90a": (165.1, 288.5, 411.9), "sm_100a": (173.8, 326.6, 479.4)}
+
+
+def test_s27_combine_lane_pass_count_is_the_least_walked_and_charged_once():
+    per_pass = set()
+    for build, walked in _COMBINE_PASS_WALK.items():
+        steps = {round(b - a, 1) for a, b in itertools.pairwise(walked)}
+        assert len(steps) == 1, build              # every further pass the same
+        per_pass |= steps
+    assert per_pass == {123.4, 152.8}
+    for name in ("one-sided", "one-sided-1.3"):
+        kern = exchange_kernel(name)
+        # the combine's own count (its table), not the dispatch's 138
+        assert kern.cycle("lane_pass_cycles", 1) == int(min(per_pass)) == 123, name
+        assert kern.cycle("lane_pass_cycles", 0) == 138, name
+        chain = kern.chain[1]
+        assert chain.count(("cycle", "lane_pass_cycles")) == 1, name
+        # beside the poll's one l2_hit a further pass (the walks' one trip a pass)
+        assert chain.count(("l2_hit", "lane_passes")) == 1, name
