@@ -2182,7 +2182,7 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
     t = view.transfer(algorithm, op)
     hw = view.intra_hw if view.n_nodes == 1 else "net"
     # one message's bytes: an all-to-all's n is one rank's (n / p to each peer), an
-    # all-to-allv's the traffic matrix's total (cost()), whose mean pair is n / p / p
+    # all-to-allv's the traffic matrix's total (cost()), whose mean pair, n / p / p, gives the batches
     per_peer = n if op == "send-recv" else n / max(1, view.p)
     if op == "all-to-allv":
         per_peer /= max(1, view.p)
