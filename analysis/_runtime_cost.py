@@ -2182,7 +2182,8 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
     t = view.transfer(algorithm, op)
     hw = view.intra_hw if view.n_nodes == 1 else "net"
     # one message's bytes: an all-to-all's n is one rank's (n / p to each peer), an
-    # all-to-allv's the traffic matrix's total (cost()), whose mean pair, n / p / p, gives the batches
+    # all-to-allv's the traffic matrix's total (cost()), whose mean pair n / p / p sets the
+    # batches
     per_peer = n if op == "send-recv" else n / max(1, view.p)
     if op == "all-to-allv":
         per_peer /= max(1, view.p)
@@ -2244,11 +2245,11 @@ def _alltoallv_pairs(rt, view, n, hw):
     matrix's small pairs can run LL and its large ones Simple. Returns ``(protocol, channels,
     step protocol, wire, share)``: the largest message's protocol and channels (the ones
     reported), the protocol whose per-step latency on ``hw`` the operation pays (the
-    slowest among the messages that carry bytes: Simple's when any runs Simple), and either ``wire`` (the
-    matrix of bytes on the wire, each pair's LL bytes counted at LL's efficiency; the self
-    copies as they are) with ``share`` None, or, where every pair that carries bytes has the
-    same LL share (a uniform matrix's), ``wire`` None and that ``share`` (the all-to-all's
-    scalar rule, exactly).
+    slowest among the messages that carry bytes: Simple's when any runs Simple), and
+    either ``wire`` (the matrix of bytes on the wire, each pair's LL bytes counted at LL's
+    efficiency; the self copies as they are) with ``share`` None, or, where every pair that
+    carries bytes has the same LL share (a uniform matrix's), ``wire`` None and that
+    ``share`` (the all-to-all's scalar rule, exactly).
     """
     import numpy as np
 
