@@ -11,13 +11,10 @@ newline printed two lines, a NUL in a file name raised ValueError (exit 3), and 
 bar left its line above the error on a terminal.
 """
 
-import contextlib
-import io
-
 import pytest
+from cli_run import run_cli as cli
 
 from analysis import _progress
-from analysis._cli import main
 
 HOSTILE = ("", "nan", "-1", "1e400", "nope", "a\nb", "a\x00.toml", "\uff11", "torus:0x0")
 
@@ -111,17 +108,6 @@ def _cases():
             if slot.startswith("--"):
                 out.append((cmd, slot, "--"))
     return out
-
-
-def cli(argv):
-    """``(exit status, stdout, stderr)`` of ``cofabric ARGV``, in this process."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = main(argv)
-        except SystemExit as e:
-            rc = e.code
-    return rc, out.getvalue(), err.getvalue()
 
 
 def assert_one_line(argv, rc, out, err):

@@ -13,16 +13,13 @@ whose every chip failed) and, for a live set, which node serves the granule and 
 policy paths (tests/routing_brute.py).
 """
 
-import contextlib
-import io
-
 import pytest
+from cli_run import run_cli
 from degrade import built
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from routing_brute import memory_server, policy_paths
 
-from analysis._cli import main
 from fabric import (
     AddressPlan,
     Region,
@@ -163,16 +160,6 @@ def _pair_system(tmp_path):
     return str(path)
 
 
-def _cli(argv):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = main(argv)
-        except SystemExit as e:
-            rc = e.code
-    return rc, out.getvalue(), err.getvalue()
-
-
 def test_access_to_latencies_and_the_cli_agree_on_a_gone_set(tmp_path):
     import topologies
 
@@ -189,10 +176,10 @@ def test_access_to_latencies_and_the_cli_agree_on_a_gone_set(tmp_path):
     assert str(e2.value) == str(e1.value)
     for argv in (["route", system, "chip5", "chip0", "--fail-chip", "chip1"],
                  ["latency", system, "--fail-chip", "chip1", "--quiet"]):
-        rc, out, err = _cli(argv)
+        rc, out, err = run_cli(argv)
         assert (rc, out) == (2, ""), (argv, rc, out)
         assert err == f"cofabric {argv[0]}: error: {e1.value}\n"
-    rc, out, _ = _cli(["route", system, "chip5", "chip0"])
+    rc, out, _ = run_cli(["route", system, "chip5", "chip0"])
     assert rc == 0 and "chip5 -> chip4 -> chip0" in out
 
 
