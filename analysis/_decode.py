@@ -1996,7 +1996,8 @@ class HeadTime:
     """The output head (final norm, LM head, sampling) on one chip, seconds.
 
     ``total = max(weights, compute) + kernel_floor + launch`` (``kernel_floor``: what the
-    kernels' minimum durations and the LM head GEMM's fixed part add).
+    kernels' minimum durations and the LM head GEMM's fixed part add); ``kernels``: the
+    kernels it launches (before fusion), as :attr:`LayerTime.kernels`.
     """
 
     weights: float
@@ -2004,6 +2005,7 @@ class HeadTime:
     launch: float
     total: float
     kernel_floor: float = 0.0
+    kernels: int = 0
 
 
 @dataclass(frozen=True)
@@ -4176,7 +4178,7 @@ def _head_time(s):
     head_l = len(names) * s.per_kernel / s.fusion_factor
     local, floor = _block_time(s, names, max(head_w, head_c))
     return HeadTime(weights=head_w, compute=head_c, launch=head_l, total=local + head_l,
-                    kernel_floor=floor)
+                    kernel_floor=floor, kernels=len(names))
 
 
 def _breakdown(layers, head):

@@ -51,6 +51,7 @@ FIELD_UNITS = {
     "isl": "tokens", "osl": "tokens", "evaluated_points": _N, "all_in_kw_per_gpu": "kW",
     "tokens_per_cycle": "tokens", "prefill_gpus": "chips", "idle_chips": "chips",
     "draft": _S, "prefill": _S, "running": "sequences", "admission_cap": "sequences",
+    "step_kernels": _N,
     "weights read": _S, "KV read": _S, "launch/graph": _S, "communication": _S,
     "kernel floors": _S,
     # serve settings (the command's options)

@@ -39,6 +39,16 @@ access``.
   (token, rank) (``one-sided``, ``all-to-allv``), or one per (token,
   expert) (``deepep-low-latency``, ``pplx``). Expected bytes, the same for every source
   rank under these symmetric routings.
+* **Ranks that hold tokens** (``sources``, default every EP rank): a batch smaller than the
+  EP group leaves ranks without tokens. Only the first ``sources`` EP ranks send in the
+  dispatch (their rows of the traffic matrices; every rank still receives: its experts) and
+  receive in the combine (the transposed matrices, routed and timed as such). Counts of a
+  rank's own tokens (its send loop, the busiest token: over ``tokens x sources``, the
+  combine's receive sum and pulls) stay per source; counts of what a rank receives (the
+  dispatch's receive walk and copy, the combine's copies sent back, their posts and fences,
+  the staging pass) take ``sources / ep`` of a full group's, every rank alike in expectation;
+  the kernels' grids stay sized by ``tokens_per_rank`` (pplx launches by ``maxNumTokens``).
+  Where ranks differ (the combine's copies back to load/store peers) the busiest one counts.
 * **Scale-up time**: the scale-up traffic matrix routed on the fabric by its
   router (ECMP), the most loaded directed link's bytes over its effective
   bandwidth: NCCL's per-link bulk figure where one is published
@@ -919,9 +929,13 @@ def _resolve_ep(fabric, ep):
     return np.array(ranks, dtype=np.int64)
 
 
-def _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, nbytes, rdma_only=False):
-    """Expected dispatch bytes (scale-up matrix over the fabric's ranks, NIC sent/received)."""
+def _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, nbytes, rdma_only=False,
+              sources=None):
+    """Expected dispatch bytes (scale-up matrix over the EP ranks, network matrix), row the
+    sender; only the first ``sources`` EP ranks (default all) hold tokens and send. The
+    combine's are their transposes (the copies go back)."""
     ep = len(ranks)
+    src = np.arange(ep) < (ep if sources is None else sources)
     same = dom[:, None] == dom[None, :]
     if rdma_only:
         same = np.eye(ep, dtype=bool)
@@ -929,6 +943,7 @@ def _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, nbytes, rdma_only=Fal
         pair = np.full((ep, ep), tokens * k / ep * nbytes)
     else:
         pair = np.full((ep, ep), tokens * p_rank * nbytes)
+    pair[~src] = 0.0
     np.fill_diagonal(pair, 0.0)
     if kern.forwarding:
         # Network: once per (token, remote node), to the rail peer (same local index).
@@ -938,10 +953,11 @@ def _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, nbytes, rdma_only=Fal
             idx = np.flatnonzero(dom == d)
             local[idx] = np.arange(len(idx))
         rail = (local[:, None] == local[None, :]) & ~same
-        net = np.where(rail, tokens * p_node * nbytes, 0.0)
+        net = np.where(rail & src[:, None], tokens * p_node * nbytes, 0.0)
         # Scale-up: the forwarder in each node delivers every token that reaches a local
-        # rank, for the sources of its rail (one per node, its own included).
-        up = np.where(same, len(labels) * tokens * p_rank * nbytes, 0.0)
+        # rank, for the sources of its rail (at most one per node, its own included).
+        rail_sources = np.bincount(local[src], minlength=ep)[local]
+        up = np.where(same, (rail_sources * tokens * p_rank * nbytes)[:, None], 0.0)
         np.fill_diagonal(up, 0.0)
     else:
         net = np.where(same, 0.0, pair)
@@ -1192,6 +1208,18 @@ def _copy_fences(copies, blocks, p, trip, lead=0.0):
     return float(np.dot(pmf, a * np.where(k > 0, below[np.maximum(k - 1, 0)], 0.0) + above[k]))
 
 
+def _peer_sources(dom, sources):
+    """The most ranks holding tokens (the first ``sources`` EP ranks) in one EP rank's
+    load/store domain other than itself, over the EP ranks (``dom`` their domains): the copies
+    that rank's combine sends back to a load/store peer, out of every ``sources``.
+
+    >>> _peer_sources(np.array([0, 0, 0, 0, 1, 1, 1, 1]), 8), _peer_sources(np.array([0, 0, 1, 1]), 1)
+    (3, 1)
+    """
+    held = np.bincount(dom[:sources], minlength=int(dom.max()) + 1)[dom]
+    return int((held - (np.arange(len(dom)) < sources)).max())
+
+
 def _round_trip(fabric, ranks):
     """Largest there-and-back path latency between two EP ranks of one domain (s):
     :func:`analysis.peer_round_trip` over the ranks (positions in ``fabric.endpoints``),
@@ -1250,7 +1278,8 @@ def _collective_phase(fabric, ranks, pair, runtime, transport, collective):
 
 def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, combine_bytes,
                  transport=None, routing="uniform", runtime=None, chip=None, collective=None,
-                 kernel_gap=None, l2_flushed=True, nic_background=0.0, adaptive_routing=None):
+                 kernel_gap=None, l2_flushed=True, nic_background=0.0, adaptive_routing=None,
+                 sources=None):
     """Cost one MoE dispatch and combine with a named exchange kernel; see the module docstring.
 
     Parameters
@@ -1259,7 +1288,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     model : str or MoEModel
         Gives the hidden size, routed experts and experts per token.
     tokens_per_rank : int
-        Tokens each EP rank dispatches (>= 1).
+        Tokens each EP rank that holds tokens dispatches (>= 1; see ``sources``).
     ep : int or sequence
         Expert-parallel ranks: the first ``ep`` live chips of the fabric in rank
         order, or the ranks (or chip names) themselves (a failed chip's rank is
@@ -1320,6 +1349,13 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         (:attr:`fabric.ExchangeKernel.qp_signals`); default the named assumption
         ``fabric._exchange.EXCHANGE_ADAPTIVE_ROUTING`` (``True``). ``False``: a single-path
         network, whose queue pairs keep their order on the wire.
+    sources : int, optional
+        How many EP ranks hold tokens (a decode batch smaller than the EP group): the first
+        ``sources`` of the EP ranks, in ``ep``'s order (give ``ep`` as a sequence to choose
+        which), each dispatch ``tokens_per_rank`` tokens and get their combine back; the
+        others hold none, but hold experts, so they receive in the dispatch and send in the
+        combine. ``None`` (default): every EP rank. See the module docstring ("Ranks that
+        hold tokens").
 
     Returns
     -------
@@ -1329,7 +1365,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     ------
     SpecError
         Unknown kernel, routing, runtime or chip, ``ep`` with more ranks than
-        experts or that fills nodes unequally, bytes that are not positive; a
+        experts or that fills nodes unequally, bytes that are not positive, ``sources``
+        that is not an int from 1 to the EP ranks; a
         ``nic_background`` that is not finite bytes/s >= 0, that the collective kernel
         is given, or that fills the NIC of a rank that uses the network; a
         ``tokens_per_rank`` whose exchange moves more than 2**63 - 1 bytes in a phase (the
@@ -1378,6 +1415,13 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     E, k, h = m.routed_experts, m.experts_per_token, m.hidden
     if n_ep > E:
         raise SpecError(f"ep={n_ep} ranks but {m.name} has only {E} routed experts")
+    if sources is None:
+        sources = n_ep
+    elif isinstance(sources, bool) or not isinstance(sources, numbers.Integral) \
+            or not 1 <= sources <= n_ep:
+        raise SpecError(f"sources must be an int from 1 to the {n_ep} EP ranks (the ranks "
+                        f"that hold tokens), got {sources!r}")
+    sources = int(sources)
     name, mm = parse_routing(routing)
     routing_name = name if mm is None else f"{name}:{mm}"
     dom = _domains(fabric)[ranks]
@@ -1400,14 +1444,20 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     p_rank, p_node = expert_reach(E, k, n_ep, nodes, routing)
     # one limit with cost(): the exchange's all-to-allv total (each rank's copies to every
     # other rank) within the int64 a collective carries, named before any kernel's counts
-    total = tokens * p_rank * n_ep * (n_ep - 1) * max(b_d, b_c)
+    total = tokens * p_rank * sources * (n_ep - 1) * max(b_d, b_c)
     if total > MAX_BYTES:
-        raise SpecError(f"tokens_per_rank={tokens} over {n_ep} EP ranks moves {total:.3g} bytes "
-                        f"in a phase, more than the 2**63 - 1 bytes (an int64) a collective "
+        held = "" if sources == n_ep else f" ({sources} holding tokens)"
+        raise SpecError(f"tokens_per_rank={tokens} over {n_ep} EP ranks{held} moves {total:.3g} "
+                        f"bytes in a phase, more than the 2**63 - 1 bytes (an int64) a collective "
                         f"carries")
     copies_rank = tokens * n_ep * p_rank
     copies_node = tokens * nodes * p_node
     copies_expert = float(tokens * k)
+    # what one EP rank receives in the dispatch (the copies it holds experts for), expected:
+    # (token, expert) copies, (token, rank) copies; every rank alike (every source spreads
+    # its copies evenly over the ranks)
+    received_expert = tokens * k * sources / n_ep
+    received_rank = tokens * sources * p_rank
 
     ls = get_transport("loadstore")
     ls_payload = ls.max_payload / (ls.max_payload + ls.header)
@@ -1424,7 +1474,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         elif transport == "rdma":
             raise SpecError(f"kernel {kern.name!r} cannot run over RDMA alone (it forwards over "
                             f"the scale-up fabric, or has no RDMA path)")
-    up, net = _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, b_d, rdma_only)
+    up, net = _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, b_d, rdma_only, sources)
 
     params = kern.parameters()
     if nodes > 1 or rdma_only:
@@ -1447,6 +1497,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
             t_d = t_c = 0.0
         else:
             pair = np.full((n_ep, n_ep), tokens * p_rank)
+            pair[sources:] = 0.0               # the ranks that hold no tokens send none
             np.fill_diagonal(pair, 0.0)
             t_d = _collective_phase(fabric, ranks, pair * b_d, runtime, transport, collective)
             t_c = _collective_phase(fabric, ranks, pair.T * b_c, runtime, transport, collective)
@@ -1460,25 +1511,37 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                            copies_node=copies_node, copies_expert=copies_expert, link_bytes={},
                            nic_bytes={}, parameters=params)
 
-    up_t, up_b, links = _scaleup_time(fabric, ranks, up, ls_payload)
-    net_t, net_b, nics = _network_time(fabric, ranks, net, nic_rate, background)
-    if net_t > 0:
-        # An oversubscribed or degraded network is busier than its ports. On a non-blocking
-        # one the two agree to rounding, and the port figure is kept (numbers unchanged).
-        # The background is known at the ports only (its path through the network is not).
-        routed = _routed_network_time(fabric, ranks, net, nic_rate)
-        if routed > net_t * (1 + 1e-9):
-            net_t = routed
+    def stages(up, net):
+        up_t, up_b, links = _scaleup_time(fabric, ranks, up, ls_payload)
+        net_t, net_b, nics = _network_time(fabric, ranks, net, nic_rate, background)
+        if net_t > 0:
+            # An oversubscribed or degraded network is busier than its ports. On a
+            # non-blocking one the two agree to rounding, and the port figure is kept. The
+            # background is known at the ports only (its path through the network is not).
+            routed = _routed_network_time(fabric, ranks, net, nic_rate)
+            if routed > net_t * (1 + 1e-9):
+                net_t = routed
+        return up_t, up_b, net_t, net_b, links, nics
+
+    up_t, up_b, net_t, net_b, links, nics = stages(up, net)
+    # the combine sends the copies back: the transposed matrices (when every rank holds
+    # tokens they are symmetric, the dispatch's own), at the combine's bytes
+    up_tc, up_bc, net_tc, net_bc = (stages(up.T, net.T)[:4] if sources < n_ep
+                                    else (up_t, up_b, net_t, net_b))
     scale = b_c / b_d
     copy_d = copy_c = 0.0
     if kern.local_copy or kern.staging_copy or kern.send_staging:
         c = chip if chip is not None else fabric.chip
         if c is not None:
             hbm = chip_spec(c).hbm_bandwidth
-            recv = copies_expert if kern.dedup == "expert" else copies_rank
+            # a source's own tokens' copies (sent in the dispatch, back in the combine) and
+            # what a rank receives in the dispatch (the copies its experts hold); a source
+            # does both its own part and a receiver's
+            own, recv = ((copies_expert, received_expert) if kern.dedup == "expert"
+                         else (copies_rank, received_rank))
             if kern.local_copy:
                 copy_d = 2 * recv * b_d / hbm          # read the receive buffer, write out
-                copy_c = (recv + tokens) * b_c / hbm   # read the k partials, write the sum
+                copy_c = (own + tokens) * b_c / hbm    # read the k partials, write the sum
             if kern.send_staging:
                 copy_d += 2 * tokens * b_d / hbm      # own tokens -> symmetric send buffer
             if kern.staging_copy:
@@ -1504,18 +1567,20 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     arch = runtime_arch(fabric if chip is None else types.SimpleNamespace(chip=chip_spec(chip)))
     chain = [0.0, 0.0]
     # the busiest token's distinct ranks (own included, and not), per phase: the dispatch
-    # ends in a barrier that waits for every EP rank's last block (all ranks' tokens); the
+    # ends in a barrier that waits for every EP rank's last block (all sources' tokens); the
     # combine's blocks pull the rank's own tokens and nothing waits after them
     busiest = [(0.0, 0.0), (0.0, 0.0)]
     serial_work = any(kern.chain) or any(kern.interleaved_chain)
     if serial_work or kern.block_per_token:
-        busiest = [busiest_token(E, k, n_ep, nodes, routing_name, tokens, sources)
-                   for sources in (n_ep, 1)]
-    # the combine's blocks send their received copies (tokens x k expected) in turn; across
-    # the network every copy's signal is a NIC post
+        busiest = [busiest_token(E, k, n_ep, nodes, routing_name, tokens, n)
+                   for n in (sources, 1)]
+    # the combine's blocks send the copies their rank received (expected) in turn; across
+    # the network every copy's signal is a NIC post. The grid is the kernel's launch, sized
+    # by the tokens a rank may hold (pplx: maxNumTokens), the same on every rank.
     blocks_c = min(kern.combine_blocks, E * tokens)
-    serial = serial_copies(tokens * k, blocks_c) if kern.combine_blocks else 0
-    posted = (kern.combine_posts(tokens * k, blocks_c, np.arange(n_ep) if rdma_only else dom)
+    serial = serial_copies(received_expert, blocks_c) if kern.combine_blocks else 0
+    posted = (kern.combine_posts(received_expert, blocks_c,
+                                 np.arange(n_ep) if rdma_only else dom)
               if kern.combine_blocks else 0)
     # one block's serial work between the copies it moves: max with the links' time
     inter = [0.0, 0.0]
@@ -1526,7 +1591,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         # over RDMA alone every other rank is across it)
         remote, passes = kern.count_walk(E, k, tokens, np.arange(n_ep) if rdma_only else dom)
         # the dispatch's receive part: every block walks the received counts' slots
-        walk_slots, walk_tokens = kern.receive_walk(E, k, tokens, n_ep)
+        walk_slots, walk_tokens = kern.receive_walk(E, k, tokens, n_ep, sources)
         # ... leaving each local expert but the last by a longer path
         wraps = kern.walk_wraps(E, n_ep)
         # ... and copies each of its received tokens out in rounds of its threads' loads
@@ -1606,8 +1671,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                 hit, cycle = EXCHANGE_LATENCY[arch]["l2_hit"], EXCHANGE_LATENCY[arch]["cycle"]
                 per_copy += hit.value + kern.cycle("copy_cycles", 1)[2] * cycle.value
                 params = params + tuple(p for p in (hit, cycle) if p not in params)
-            inter[1] += _copy_fences(tokens * k, blocks_c, (n_ep // nodes - 1) / n_ep,
-                                     per_copy, lead)
+            inter[1] += _copy_fences(received_expert, blocks_c,
+                                     _peer_sources(dom, sources) / sources, per_copy, lead)
     # one block per token: it moves its token's remote copies at one block's rate
     block = [0.0, 0.0]
     if kern.block_per_token and n_ep > 1 and in_domain:
@@ -1624,7 +1689,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         step = EXCHANGE_SYNC["network"]
         trip = 2 * step.value
         messages = float(net.max()) / b_d           # expected messages to one remote peer
-        for i, t in enumerate((net_t, net_t * scale)):
+        for i, t in enumerate((net_t, net_tc * scale)):
             n = kern.qp_atomics(i, messages)
             if n:
                 qp_wait[i] = max(t + trip, n * trip)
@@ -1662,8 +1727,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
             params = params + tuple(p for p in (hit,) if p not in params)
         pull = _rounds(kern, b_c) * wait + fetch + reads + block[1]
         pull_trip = peer_trip
-    ph_c = _phase(kern, "combine", fixed_c, up_t * scale, up_b * scale, net_t * scale,
-                  net_b * scale, copy_c, pull, gaps=gaps_c, chain=chain[1], fence=fence[1],
+    ph_c = _phase(kern, "combine", fixed_c, up_tc * scale, up_bc * scale, net_tc * scale,
+                  net_bc * scale, copy_c, pull, gaps=gaps_c, chain=chain[1], fence=fence[1],
                   trip=pull_trip, interleaved=inter[1], queue_pair=qp_wait[1])
     return MoEExchange(kernel=kern.name, routing=routing_name, ep=n_ep, nodes=nodes,
                        tokens_per_rank=tokens, dispatch_bytes=b_d, combine_bytes=b_c,

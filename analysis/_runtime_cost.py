@@ -1882,14 +1882,17 @@ def p2p_protocol(rt, view, nbytes):
       largest, aligned to the smallest part); each chunk is its own operation, LL when it is
       at most ``ll_threshold`` bytes: the protocol reported is the first chunk's (a trailing
       chunk of at most the threshold runs LL: :func:`p2p_ll_bytes`);
-    * rule 1 (2.22-2.28): LL when ``nbytes <= nChannelsMax x ll_threshold``;
+    * rule 1 (2.22-2.28): LL when ``nbytes <= nChannelsMax x ll_threshold``; then the
+      channels as rule 2's, from that protocol's step (an LL message's from the LL step,
+      :func:`p2p_ll_step`);
     * rule 2 (2.29 on): channels = min(nChannelsMin, parts of the smallest part size),
       doubled while a part exceeds the largest (up to nChannelsMax); LL when ``nbytes <=
       channels x ll_threshold``.
 
-    The smallest / largest part is the chunk / 8 and x 32 in one node, / 2 and x 1 across
-    nodes. Across nodes the message is Simple under every rule: NCCL's p2p connection to a
-    network peer has no LL buffer unless ``NCCL_ALLOC_P2P_NET_LL_BUFFERS`` is set (``rt.p2p``
+    The smallest / largest part is the step / 8 and x 32 in one node, / 2 and x 1 across
+    nodes; the step is the chunk (``p2pChunkSize``) but for rule 1's LL messages. Across
+    nodes the message is Simple under every rule: NCCL's p2p connection to a network peer
+    has no LL buffer unless ``NCCL_ALLOC_P2P_NET_LL_BUFFERS`` is set (``rt.p2p``
     ``"net_ll_buffers"`` 0, its default), and the protocol choice requires one.
     """
     proto, ch, _ll = _p2p_plan(rt, view, nbytes)
@@ -1923,8 +1926,10 @@ def _p2p_plan(rt, view, nbytes):
         # size; the network peers bound a group across nodes
         thr = -1
     if q["ll_rule"] == 1:
+        # the protocol first (thresholdLL), then the parts from that protocol's step
         ll = b <= nmax * thr
-        return ("LL" if ll else "Simple"), nmax, (b if ll else 0)
+        lo, hi = _p2p_part_bounds(view, p2p_ll_step(rt) if ll else chunk)
+        return ("LL" if ll else "Simple"), _p2p_parts(nmin, nmax, lo, hi, b), (b if ll else 0)
     if b == 0:
         return ("LL" if thr >= 0 else "Simple"), 1, 0
     if q["ll_rule"] == 0:
@@ -1975,8 +1980,8 @@ def p2p_batches(rt, view, nbytes=1):
     ranks (``maxLocalRanks``, ``net_round_rule`` 0, 2.22-2.28.3) or the schedule group
     (``P2P_SCHEDULE_GROUP_SIZE``, 8, cut to its gcd with every node's ranks that it does not
     divide: ``net_round_rule`` 1, 2.28.7 on), so the up to 8 rounds of one group share a base.
-    The message's parts (:func:`_p2p_parts`) take the channels ``(base + part) mod
-    p2pnChannels`` with the base's low ``log2(p2pnChannels)`` bits reversed from 2.28
+    The message's parts (its channels, :func:`p2p_protocol`) take the channels ``(base +
+    part) mod p2pnChannels`` with the base's low ``log2(p2pnChannels)`` bits reversed from 2.28
     (``reverse_rounds`` 1), and ``(base + reverseBits(part)) mod p2pnChannels`` in 2.22-2.27
     (``ncclP2pChannelForPart``); rounds are added in order, and a channel opens a new
     batch at 8 works (a round's parts never share a channel), and from 2.29.2 at a round of
@@ -1998,9 +2003,8 @@ def p2p_batches(rt, view, nbytes=1):
     rule = q["batch_rule"]
     if rule == 0:
         return 1
-    p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
-    lo, hi = _p2p_part_bounds(view, chunk)
-    parts = _p2p_parts(nmin, nmax, lo, hi, nbytes)
+    p2pn = p2p_channels(rt, view)[0]
+    parts = _p2p_plan(rt, view, nbytes)[1]
     per_batch = int(q["work_per_batch"])
     if view.n_nodes > 1:
         counts = [int(c) for c in view.node_ranks()]
@@ -2021,6 +2025,24 @@ def _p2p_part_bounds(view, chunk):
     """``(minPartSize, maxPartSize)`` of a p2p message: the step / 2 and x 1 across nodes,
     / 8 and x 32 in one node (``src/enqueue.cc`` ``addP2pToPlan``)."""
     return (chunk // 2, chunk) if view.n_nodes > 1 else (chunk // 8, chunk * 32)
+
+
+def p2p_ll_step(rt):
+    """Bytes of an LL step of NCCL's LL buffer, flags included: ``buffSizes[LL] /
+    NCCL_STEPS`` = NCCL_LL_LINES_PER_THREAD x NCCL_LL_MAX_NTHREADS 16-byte lines
+    (``src/init.cc`` DEFAULT_LL_BUFFSIZE; ``rt.factors["ll_lines_per_thread"]``,
+    ``rt.threads["LL"]``). From 2.22 to 2.28 ``addP2pToPlan`` cuts an LL message's parts
+    from this step, a Simple message's from ``p2pChunkSize`` (``stepSize =
+    buffSizes[protocol] / NCCL_STEPS``, then ``p2pChunkSize`` for Simple; NVIDIA/nccl
+    v2.22.3-1 .. v2.28.9-1 ``src/enqueue.cc``); from 2.29 every message's from
+    ``p2pChunkSize`` ("assume SIMPLE protocol to start with").
+
+    >>> import fabric
+    >>> p2p_ll_step(fabric.runtime("nccl@2.25.1"))
+    65536
+    """
+    ll = PROTOCOLS["LL"]
+    return int(rt.factors["ll_lines_per_thread"] * rt.threads["LL"] * ll.line)
 
 
 @functools.lru_cache(maxsize=256)

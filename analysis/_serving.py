@@ -114,6 +114,7 @@ import math
 import numbers
 import operator
 import pickle
+import sys
 import types
 from dataclasses import dataclass
 
@@ -1735,6 +1736,10 @@ class ServingPoint:
         cannot hold (requests queue and fewer run), not a throughput it sustains;
         :func:`serving_frontier` leaves such points off its front. False otherwise (a
         chunking engine lengthens the prompt phase instead, priced by its chunks).
+    step_kernels : int
+        Kernels one verification step launches (before fusion; every micro-batch's): each
+        adds at most a term to each per-token part, the count :func:`speed_limits` bounds
+        the rounding of its compute share by.
     """
 
     system: str
@@ -1770,6 +1775,7 @@ class ServingPoint:
     queue_time: float = 0.0
     admission_cap: int = None
     prompt_bound: bool = False
+    step_kernels: int = 0
 
     @property
     def fits(self):
@@ -1929,7 +1935,7 @@ def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n
                         hbm_capacity=capacity, idle_chips=idle, shared_read=shared,
                         running=batch, queue_time=queue, admission_cap=cap,
                         prompt_bound=cap is not None and _prompt_bound(
-                            batch, dp, budget, isl, osl, e, k))
+                            batch, dp, budget, isl, osl, e, k), step_kernels=b["kernels"])
 
 
 _STEP_PARTS = ("attention", "ffn", "head", "exposed_comm", "launch", "weights", "kv_cache",
@@ -1984,7 +1990,8 @@ def _steps(m, fabric, layout, batch, context, ks, micro_batches, decode_kwargs,
            vllm_graphs=False, budget=None):
     """Plain and verification step times and breakdowns at one (layout, batch).
 
-    Returns ``{k: (seconds, {part: seconds})}``. With ``micro_batches = u > 1``
+    Returns ``{k: (seconds, {part: seconds})}`` (and ``"kernels"``: the kernels the step
+    launches, :attr:`ServingPoint.step_kernels`). With ``micro_batches = u > 1``
     (two-batch overlap, as SGLang and DeepSeek run decode) a step is ``u`` steps of
     ``ceil(batch / u)`` sequences, one after the other on the compute units, each
     reading the weights again; how much communication hides under the other
@@ -2004,7 +2011,9 @@ def _steps(m, fabric, layout, batch, context, ks, micro_batches, decode_kwargs,
         st = decode_step(m, fabric, batch=sub, context=context, layout=layout,
                          tokens_per_sequence=k + 1, **kw)
         out[k] = (micro_batches * st.time,
-                  {p: micro_batches * getattr(st.breakdown, p) for p in _STEP_PARTS})
+                  {p: micro_batches * getattr(st.breakdown, p) for p in _STEP_PARTS}
+                  | {"kernels": micro_batches * (sum(x.kernels for x in st.layers)
+                                                 + st.head.kernels)})
     return out
 
 
@@ -3280,11 +3289,14 @@ def _shares(p):
     memory = r["weights"] + r["kv_cache"]
     local = b["attention"] + b["ffn"] + b["head"]
     floors = r.get("kernel_floor", 0.0)
-    # What the local parts hold beyond their reads and floors; a difference within the
-    # rounding of the three subtractions (a few ulps of ``local``) is none, not a residue
-    # such as 4e-19 s that a reader would see as a compute share.
+    # What the local parts hold beyond their reads and floors. Each of the three is a float
+    # sum of at most one term a kernel of the step (p.step_kernels = n), so each is off its
+    # exact sum by at most (n - 1) u times its size (Higham, Accuracy and Stability of
+    # Numerical Algorithms, 2nd ed., eq. 4.4; u = eps / 2; eps here leaves each term's own
+    # few roundings room): a difference within that bound is none, not a residue such as
+    # 5e-18 s that a reader would see as a compute share, whatever the engine's kernels.
     compute = local - floors - memory
-    if compute <= 4 * math.ulp(local):
+    if compute <= p.step_kernels * sys.float_info.epsilon * (local + floors + memory):
         compute = 0.0
     return {"weights read": r["weights"], "KV read": r["kv_cache"],
             "compute": compute, "launch/graph": b["launch"],

@@ -1422,28 +1422,38 @@ class ExchangeKernel:
                 worst = max(worst, (sum(1 for o in walk if o != d), len(walk)))
         return worst
 
-    def receive_walk(self, experts, k, tokens, ep):
+    def receive_walk(self, experts, k, tokens, ep, sources=None):
         """``(slots, tokens)`` of the dispatch's slowest receiving block (see ``count_grid``):
         the (local expert, source rank) slots of the received counts it walks beyond the first,
-        and the received tokens it copies.
+        and the received tokens it copies, when ``sources`` of the ``ep`` ranks (default all)
+        each send ``tokens`` tokens.
 
         pplx-kernels 7af3059's scatterKernel, after its grid sync: block ``b`` copies received
-        tokens ``b``, ``b + B``, ... (``B`` the grid), finding each by walking the
-        ``experts / ep x ep`` slots in order with state kept across its tokens, and its loop runs
-        on past its last token to the end of the slots: every block walks them all; the block
-        with the last of the ``tokens x k`` (expected) received copies holds the most of them,
-        ``ceil(tokens x k / B)``. ``(0, 0)`` without ``count_grid``.
+        tokens ``b``, ``b + B``, ... (``B`` the grid: sized by ``maxNumTokens``, here
+        ``tokens``, on every rank alike), finding each by walking the ``experts / ep x ep``
+        slots in order with state kept across its tokens (every rank sends every expert its
+        count, zero included), and its loop runs on past its last token to the end of the
+        slots: every block walks them all; the block with the last of the ``tokens x k x
+        sources / ep`` (expected) received copies holds the most of them, ``ceil(that / B)``.
+        ``(0, 0)`` without ``count_grid``.
 
         >>> k = exchange_kernel("pplx")
         >>> k.receive_walk(256, 8, 1, 16), k.receive_walk(256, 8, 128, 8)
         ((255, 1), (255, 8))
+        >>> k.receive_walk(256, 8, 128, 8, sources=2)     # 256 copies over 132 blocks
+        (255, 2)
         """
         if not self.count_grid:
             return (0, 0)
+        if sources is None:
+            sources = ep
+        elif (isinstance(sources, bool) or not isinstance(sources, numbers.Integral)
+              or not 1 <= sources <= ep):
+            raise SpecError(f"sources must be an int from 1 to ep={ep}, got {sources!r}")
         warps, most = self.count_grid
         blocks = min(max(-(-experts // warps), tokens * k), most)
         slots = max(experts // ep, 1) * ep
-        return (slots - 1, -(-(tokens * k) // blocks))
+        return (slots - 1, serial_copies(tokens * k * sources / ep, blocks))
 
     def walk_wraps(self, experts, ep):
         """Local experts the dispatch's receive walk (:meth:`receive_walk`) leaves before its

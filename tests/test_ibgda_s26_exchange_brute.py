@@ -2,7 +2,7 @@
 and its scale-up and network stage times, against a brute force built from each pair of EP
 ranks' expected copies, on degraded fabrics of every family the model routes.
 
-The reference does not use the model's matrices, caches or router: load/store domains are the
+The reference (tests/exchange_brute.py, here with every EP rank sending) does not use the model's matrices, caches or router: load/store domains are the
 connected components of the graph without NICs and message links; a pair's expected copies
 follow the kernel's de-duplication (per expert: ``tokens x k / ep``; per rank: ``tokens x
 P(reach rank)``; DeepEP normal: once per remote node to the rail peer, the peer's node then
@@ -21,128 +21,23 @@ lanes, an EP group of equal ranks per load/store domain in a drawn order, every 
 moves bytes, 1-64 tokens, uniform / balanced / node-limited routing, RDMA-only transport.
 The hunt's scratch runs (1,500 draws) found the model and the brute force equal: this pins it.
 """
-import itertools
-import math
-
-import networkx as nx
 import pytest
 from degrade import built
+from exchange_brute import KERNELS, PER_EXPERT, reference, stage_times
+from exchange_brute import domains as _domains
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
-from routing_brute import policy_paths
 
-from analysis import expert_reach, moe_exchange
-from analysis._moe_exchange import _link_efficiency
+from analysis import moe_exchange
 from analysis._schedules import NotApplicableError
-from fabric import EXCHANGE_NIC_EFFICIENCY, TECHNOLOGIES, FabricError, RoutingError, SpecError
-from fabric import transport as get_transport
+from fabric import FabricError, RoutingError, SpecError
 
-MESSAGE = {n for n, t in TECHNOLOGIES.items() if t.carries == "messages"}
 SPECS = ("rail:servers=2,gpus=4,chip=h100", "rail:servers=3,gpus=2,chip=h100",
          "rail:servers=4,gpus=2,spines=2,chip=h100", "rail:servers=2,gpus=4,chip=h100,pix=2",
          "rail:servers=2,gpus=4,chip=h100,nic=roce-400g", "rail:servers=2,gpus=4,chip=gb200",
          "dgx-h100", "fattree:k=4,chip=h100", "leafspine:k=4,over=3,chip=h100",
          "dragonfly:h=1,chip=h100", "switch:8,planes=2,chip=h100", "hypermesh:2x4,chip=h100",
          "torus:4x4,chip=h100")
-KERNELS = ("pplx", "deepep-low-latency", "deepep-normal", "ncclep-low-latency", "one-sided")
-PER_EXPERT = ("deepep-low-latency", "ncclep-low-latency", "pplx")
-E, K = 256, 8          # deepseek-v3's routed experts and experts per token
-
-
-def _domains(g):
-    G = g.graph
-    H = nx.Graph()
-    H.add_nodes_from(n for n in G if G.nodes[n]["kind"] != "nic")
-    H.add_edges_from((u, v) for u, v, d in G.edges(data=True)
-                     if "nic" not in (G.nodes[u]["kind"], G.nodes[v]["kind"])
-                     and (d.get("tech") or "") not in MESSAGE)
-    return {n: i for i, comp in enumerate(nx.connected_components(H)) for n in comp}
-
-
-def _miss(total, subset, k):
-    if subset >= total or k > total - subset:
-        return 0.0
-    return math.prod((total - subset - i) / (total - i) for i in range(k))
-
-
-def _split(g, paths, nbytes):
-    """Bytes per directed link of one pair sent along ``paths`` by the fabric's ECMP rule."""
-    out = {}
-    if g.router.ecmp != "weighted":
-        for p in paths:
-            for u, v in itertools.pairwise(p):
-                out[u, v] = out.get((u, v), 0.0) + nbytes / len(paths)
-        return out
-    G, nxt = g.graph, {}
-    for p in paths:
-        for u, v in itertools.pairwise(p):
-            nxt.setdefault(u, set()).add(v)
-    flow = {paths[0][0]: nbytes}
-    for u in sorted({n for p in paths for n in p}, key=lambda n: next(
-            p.index(n) for p in paths if n in p)):
-        if u in nxt and u in flow:
-            w = {v: float(G.edges[u, v]["bandwidth"]) for v in nxt[u]}
-            for v in sorted(w):
-                part = flow[u] * w[v] / sum(w.values())
-                out[u, v] = out.get((u, v), 0.0) + part
-                flow[v] = flow.get(v, 0.0) + part
-    return out
-
-
-def _port(g, chip):
-    """The chip's way onto the network: a NIC with a link beyond the chip (the widest by its
-    narrowest link), else the chip itself when it has message links; None without either."""
-    G = g.graph
-    nics = [n for n in G[chip] if G.nodes[n]["kind"] == "nic" and set(G[n]) - {chip}]
-    if nics:
-        return max(sorted(nics), key=lambda n: min(float(d["bandwidth"])
-                                                   for _, _, d in G.edges(n, data=True)))
-    own = [n for n in G[chip] if (G.edges[chip, n].get("tech") or "") in MESSAGE]
-    return chip if own else None
-
-
-def _reference(g, chips, kernel, tokens, nbytes, routing, rdma):
-    """``(link bytes, NIC (sent, received), network link bytes)`` of the dispatch; raises
-    LookupError where a pair has no path or a rank no way onto the network."""
-    lab = _domains(g)
-    dom = [lab[c] for c in chips]
-    ep, nodes = len(chips), len(set(dom))
-    if routing == "uniform":
-        p_rank, p_node = 1 - _miss(E, E / ep, K), 1 - _miss(E, E / nodes, K)
-    else:
-        p_rank, p_node = expert_reach(E, K, ep, nodes, routing)
-    up, net = {}, {}
-    local = {i: [j for j in range(ep) if dom[j] == dom[i]].index(i) for i in range(ep)}
-    for i, j in itertools.permutations(range(ep), 2):
-        if kernel == "deepep-normal":
-            if dom[i] == dom[j]:
-                up[i, j] = nodes * tokens * p_rank * nbytes
-            elif local[i] == local[j]:
-                net[i, j] = tokens * p_node * nbytes
-            continue
-        per = tokens * K / ep if kernel in PER_EXPERT else tokens * p_rank
-        (up if dom[i] == dom[j] and not rdma else net)[i, j] = per * nbytes
-
-    def route(pairs):
-        out = {}
-        for (i, j), b in pairs.items():
-            paths = policy_paths(g, chips[i], chips[j])
-            if not paths:
-                raise LookupError(f"no path {chips[i]} -> {chips[j]}")
-            for e, x in _split(g, paths, b).items():
-                out[e] = out.get(e, 0.0) + x
-        return out
-
-    nics = {}
-    for i, c in enumerate(chips):
-        sent = sum(b for (a, _), b in net.items() if a == i)
-        recv = sum(b for (_, a), b in net.items() if a == i)
-        if sent or recv:
-            port = _port(g, c)
-            if port is None:
-                raise LookupError(f"{c} has no way onto the network")
-            nics[port] = (sent, recv)
-    return route(up), nics, route(net)
 
 
 @st.composite
@@ -187,37 +82,20 @@ def test_link_and_nic_bytes_and_stage_times_are_the_brute_force(case):
     except RoutingError:
         event("refused: no route")
         with pytest.raises(LookupError):       # a refusal the brute force shares
-            _reference(g, chips, kernel, tokens, 1.0, routing, rdma)
+            reference(g, chips, kernel, tokens, 1.0, routing, rdma)
         return
     except (NotApplicableError, SpecError):   # a kernel's reach, a routing's node split
         event("refused: reach or split")
         return
     event(f"compared: {kernel}, {'network' if r.nic_bytes else 'one domain'}")
-    links, nics, net_links = _reference(g, chips, kernel, tokens, r.dispatch_bytes, routing,
-                                        rdma)
+    links, nics, net_links = reference(g, chips, kernel, tokens, r.dispatch_bytes, routing, rdma)
     assert set(r.link_bytes) == set(links)
     for e, b in links.items():
         assert r.link_bytes[e] == pytest.approx(b, rel=1e-9)
     assert set(r.nic_bytes) == set(nics)
     for n, (sent, recv) in nics.items():
         assert r.nic_bytes[n] == pytest.approx((sent, recv), rel=1e-9)
-    G = g.graph
-    ls = get_transport("loadstore")
-    payload = ls.max_payload / (ls.max_payload + ls.header)
-    up_t = max((b / (float(G.edges[e]["bandwidth"])
-                     * _link_efficiency(G.edges[e].get("tech") or "", payload))
-                for e, b in links.items()), default=0.0)
-    eff = EXCHANGE_NIC_EFFICIENCY.value
-
-    def port_rate(n):
-        if G.nodes[n]["kind"] == "nic":
-            return min(float(d["bandwidth"]) for _, _, d in G.edges(n, data=True)) * eff
-        return sum(float(G.edges[n, m]["bandwidth"]) for m in G[n]
-                   if (G.edges[n, m].get("tech") or "") in MESSAGE) * eff
-    ports = max((max(s, v) / port_rate(n) for n, (s, v) in nics.items()), default=0.0)
-    routed = max((b / (float(G.edges[e]["bandwidth"]) * eff) for e, b in net_links.items()),
-                 default=0.0)
-    net_t = routed if routed > ports * (1 + 1e-9) else ports
+    up_t, net_t = stage_times(g, links, nics, net_links)
     scale = r.combine_bytes / r.dispatch_bytes
     for ph, s in ((r.dispatch_phase, 1.0), (r.combine_phase, scale)):
         assert ph.scaleup == pytest.approx(up_t * s, rel=1e-9, abs=1e-18)

@@ -30,11 +30,15 @@ def _version(release):
     return tuple(map(int, release.split(".")))
 
 
-def _parts(nmin, nmax, chunk, multi, nbytes):
+def _parts(nmin, nmax, chunk, multi, nbytes, release):
     # addP2pToPlan's nChannels (2.22 on): from nChannelsMin, doubled while a part exceeds the
-    # largest (the step across nodes, x 32 in one node), parts at least the smallest
-    lo, hi = (chunk // 2, chunk) if multi else (chunk // 8, chunk * 32)
+    # largest (the step across nodes, x 32 in one node), parts at least the smallest. The step
+    # is p2pChunkSize, but in 2.22-2.28 an LL message's (one node, at most nChannelsMax x 16
+    # KiB) is the LL buffer's: 8 lines x 512 threads x 16 B (session 27)
     b = math.ceil(nbytes)
+    if (2, 22, 0) <= _version(release) < (2, 29, 0) and not multi and b <= nmax * 16384:
+        chunk = 8 * 512 * 16
+    lo, hi = (chunk // 2, chunk) if multi else (chunk // 8, chunk * 32)
     if b <= 0:
         return 1
     ch = min(nmin, -(-b // lo))
@@ -112,7 +116,7 @@ def test_2_22_to_2_27_reverse_the_part_not_the_base():
     p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
     nbytes = 256 * 1024
     assert (view.n_nodes, p2pn) == (2, 16)
-    assert _parts(nmin, nmax, chunk, True, nbytes) == 2
+    assert _parts(nmin, nmax, chunk, True, nbytes, "2.27.7") == 2
     assert p2p_batches(rt, view, nbytes) == 1 == _brute("2.27.7", [8, 8], 16, 2)
 
 
@@ -204,7 +208,7 @@ def test_batches_follow_nccls_placement_brute_force(spec, release, per_peer, dat
         assume(False)
     rt = runtime(f"nccl@{release}")
     p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
-    parts = _parts(nmin, nmax, chunk, view.n_nodes > 1, per_peer)
+    parts = _parts(nmin, nmax, chunk, view.n_nodes > 1, per_peer, release)
     counts = [int(c) for c in view.node_ranks()]
     assert sum(counts) == len(ranks)
     assert p2p_batches(rt, view, per_peer) == _brute(release, counts, p2pn, parts)
@@ -223,7 +227,7 @@ def test_whole_fabrics_match_the_replay_in_every_release():
             rt = runtime(f"nccl@{release}")
             p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
             for per_peer in (1024, 1 << 18, 1 << 20, 1 << 25, 1 << 29):
-                parts = _parts(nmin, nmax, chunk, view.n_nodes > 1, per_peer)
+                parts = _parts(nmin, nmax, chunk, view.n_nodes > 1, per_peer, release)
                 assert p2p_batches(rt, view, per_peer) == _brute(release, counts, p2pn, parts), (
                     spec, release, per_peer, parts)
 

@@ -1,0 +1,170 @@
+"""A brute force of ``analysis.moe_exchange``'s traffic: each pair of EP ranks' expected copies,
+routed pair by pair along the paths the fabric's policy allows, and the stage times that follow.
+
+It does not use the model's matrices, caches or router: load/store domains are the connected
+components of the graph without NICs and message links; a pair's expected copies follow the
+kernel's de-duplication (per expert: ``tokens x k / ep``; per rank: ``tokens x P(reach rank)``;
+DeepEP normal: once per remote node to the rail peer, whose node then fans out over the
+scale-up links, the rail's every source through its one forwarder there); only the first
+``sources`` EP ranks send (the ranks that hold tokens); the hypergeometric reach is written out
+for uniform routing (``analysis.expert_reach`` for the others); every pair's bytes go along
+``routing_brute.policy_paths``, evenly over them, or hop by hop in proportion to the links'
+bandwidth where the router is weighted (switched fabrics); a link's time is its bytes over its
+bandwidth at the load/store payload fraction (scale-up) or the NIC efficiency (network: the
+busiest NIC port, or a routed link busier than every port). Used by
+tests/test_ibgda_s26_exchange_brute.py and tests/test_ibgda_s27_sources.py.
+"""
+import itertools
+import math
+
+import networkx as nx
+from routing_brute import policy_paths
+
+from analysis import expert_reach
+from analysis._moe_exchange import _link_efficiency
+from fabric import EXCHANGE_NIC_EFFICIENCY, TECHNOLOGIES
+from fabric import transport as get_transport
+
+MESSAGE = {n for n, t in TECHNOLOGIES.items() if t.carries == "messages"}
+KERNELS = ("pplx", "deepep-low-latency", "deepep-normal", "ncclep-low-latency", "one-sided")
+PER_EXPERT = ("deepep-low-latency", "ncclep-low-latency", "pplx")
+E, K = 256, 8          # deepseek-v3's routed experts and experts per token
+
+
+def domains(g):
+    """Chip -> load/store domain label: components without NICs and message links."""
+    G = g.graph
+    H = nx.Graph()
+    H.add_nodes_from(n for n in G if G.nodes[n]["kind"] != "nic")
+    H.add_edges_from((u, v) for u, v, d in G.edges(data=True)
+                     if "nic" not in (G.nodes[u]["kind"], G.nodes[v]["kind"])
+                     and (d.get("tech") or "") not in MESSAGE)
+    return {n: i for i, comp in enumerate(nx.connected_components(H)) for n in comp}
+
+
+def _miss(total, subset, k):
+    if subset >= total or k > total - subset:
+        return 0.0
+    return math.prod((total - subset - i) / (total - i) for i in range(k))
+
+
+def _split(g, paths, nbytes):
+    """Bytes per directed link of one pair sent along ``paths`` by the fabric's ECMP rule."""
+    out = {}
+    if g.router.ecmp != "weighted":
+        for p in paths:
+            for u, v in itertools.pairwise(p):
+                out[u, v] = out.get((u, v), 0.0) + nbytes / len(paths)
+        return out
+    G, nxt = g.graph, {}
+    for p in paths:
+        for u, v in itertools.pairwise(p):
+            nxt.setdefault(u, set()).add(v)
+    flow = {paths[0][0]: nbytes}
+    for u in sorted({n for p in paths for n in p}, key=lambda n: next(
+            p.index(n) for p in paths if n in p)):
+        if u in nxt and u in flow:
+            w = {v: float(G.edges[u, v]["bandwidth"]) for v in nxt[u]}
+            for v in sorted(w):
+                part = flow[u] * w[v] / sum(w.values())
+                out[u, v] = out.get((u, v), 0.0) + part
+                flow[v] = flow.get(v, 0.0) + part
+    return out
+
+
+def port(g, chip):
+    """The chip's way onto the network: a NIC with a link beyond the chip (the widest by its
+    narrowest link), else the chip itself when it has message links; None without either."""
+    G = g.graph
+    nics = [n for n in G[chip] if G.nodes[n]["kind"] == "nic" and set(G[n]) - {chip}]
+    if nics:
+        return max(sorted(nics), key=lambda n: min(float(d["bandwidth"])
+                                                   for _, _, d in G.edges(n, data=True)))
+    own = [n for n in G[chip] if (G.edges[chip, n].get("tech") or "") in MESSAGE]
+    return chip if own else None
+
+
+def pairs(g, chips, kernel, tokens, nbytes, routing, rdma, sources=None):
+    """``(scale-up pairs, network pairs)``: ``{(i, j): bytes}`` of the dispatch from EP rank
+    ``i`` to ``j`` (positions in ``chips``), the first ``sources`` ranks (default all) sending."""
+    lab = domains(g)
+    dom = [lab[c] for c in chips]
+    ep, nodes = len(chips), len(set(dom))
+    senders = range(ep if sources is None else sources)
+    if routing == "uniform":
+        p_rank, p_node = 1 - _miss(E, E / ep, K), 1 - _miss(E, E / nodes, K)
+    else:
+        p_rank, p_node = expert_reach(E, K, ep, nodes, routing)
+    up, net = {}, {}
+    local = {i: [j for j in range(ep) if dom[j] == dom[i]].index(i) for i in range(ep)}
+    for i, j in itertools.permutations(range(ep), 2):
+        if kernel == "deepep-normal":
+            if dom[i] == dom[j]:
+                # forwarder i delivers, for every source of its rail (its own included)
+                rail = sum(1 for s in senders if local[s] == local[i])
+                if rail:
+                    up[i, j] = rail * tokens * p_rank * nbytes
+            elif local[i] == local[j] and i in senders:
+                net[i, j] = tokens * p_node * nbytes
+            continue
+        if i not in senders:
+            continue
+        per = tokens * K / ep if kernel in PER_EXPERT else tokens * p_rank
+        (up if dom[i] == dom[j] and not rdma else net)[i, j] = per * nbytes
+    return up, net
+
+
+def loads(g, chips, up, net):
+    """``(link bytes, NIC (sent, received), network link bytes)`` of pair matrices; raises
+    LookupError where a pair has no path or a rank no way onto the network."""
+    def route(pairs):
+        out = {}
+        for (i, j), b in pairs.items():
+            paths = policy_paths(g, chips[i], chips[j])
+            if not paths:
+                raise LookupError(f"no path {chips[i]} -> {chips[j]}")
+            for e, x in _split(g, paths, b).items():
+                out[e] = out.get(e, 0.0) + x
+        return out
+
+    nics = {}
+    for i, c in enumerate(chips):
+        sent = sum(b for (a, _), b in net.items() if a == i)
+        recv = sum(b for (_, a), b in net.items() if a == i)
+        if sent or recv:
+            p = port(g, c)
+            if p is None:
+                raise LookupError(f"{c} has no way onto the network")
+            nics[p] = (sent, recv)
+    return route(up), nics, route(net)
+
+
+def reference(g, chips, kernel, tokens, nbytes, routing, rdma, sources=None):
+    """:func:`loads` of the dispatch's :func:`pairs`."""
+    return loads(g, chips, *pairs(g, chips, kernel, tokens, nbytes, routing, rdma, sources))
+
+
+def reverse(pairs):
+    """The combine's pairs: the dispatch's sent back."""
+    return {(j, i): b for (i, j), b in pairs.items()}
+
+
+def stage_times(g, links, nics, net_links):
+    """``(scale-up seconds, network seconds)`` of :func:`loads`' link and NIC bytes."""
+    G = g.graph
+    ls = get_transport("loadstore")
+    payload = ls.max_payload / (ls.max_payload + ls.header)
+    up_t = max((b / (float(G.edges[e]["bandwidth"])
+                     * _link_efficiency(G.edges[e].get("tech") or "", payload))
+                for e, b in links.items()), default=0.0)
+    eff = EXCHANGE_NIC_EFFICIENCY.value
+
+    def port_rate(n):
+        if G.nodes[n]["kind"] == "nic":
+            return min(float(d["bandwidth"]) for _, _, d in G.edges(n, data=True)) * eff
+        return sum(float(G.edges[n, m]["bandwidth"]) for m in G[n]
+                   if (G.edges[n, m].get("tech") or "") in MESSAGE) * eff
+    ports = max((max(s, v) / port_rate(n) for n, (s, v) in nics.items()), default=0.0)
+    routed = max((b / (float(G.edges[e]["bandwidth"]) * eff) for e, b in net_links.items()),
+                 default=0.0)
+    return up_t, (routed if routed > ports * (1 + 1e-9) else ports)

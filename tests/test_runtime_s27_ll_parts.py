@@ -1,0 +1,112 @@
+"""A point-to-point message's channels in NCCL 2.22-2.28: an LL message's parts come from the
+LL step (session 27, runtime; ``analysis._runtime_cost.p2p_protocol``, ``p2p_ll_step``).
+
+NVIDIA/nccl v2.22.3-1 .. v2.28.9-1 ``src/enqueue.cc`` ``addP2pToPlan``: the protocol first (LL
+while the message is at most ``nChannelsMax x NCCL_P2P_LL_THRESHOLD``, 16 KiB, and the peer's
+connection has an LL buffer), then ``stepSize = buffSizes[protocol] / NCCL_STEPS``, replaced by
+``p2pChunkSize`` for Simple; ``nChannels = min(nChannelsMin, divUp(bytes, minPartSize))``,
+doubled while a part exceeds ``maxPartSize`` (``stepSize / 8`` and ``x 32`` in one node). The
+LL buffer is ``DEFAULT_LL_BUFFSIZE`` = NCCL_LL_LINES_PER_THREAD 8 x NCCL_LL_MAX_NTHREADS 512 x
+NCCL_STEPS 8 x 16-byte lines (``src/init.cc``), so an LL step is 64 KiB and an LL message's
+smallest part 8 KiB, where a Simple message's is p2pChunkSize / 8 (64 KiB over NVLink). From
+2.29 every message's channels come from ``p2pChunkSize`` ("assume SIMPLE protocol to start
+with"), the model's rule 2. Before this session the model reported ``nChannelsMax`` channels
+for every 2.22-2.28 message (dgx-h100, 32 KiB: 32 where NCCL runs 4) and cut an all-to-all's
+parts from the Simple step.
+"""
+import math
+
+from degrade import built, degrade
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from analysis import cost
+from analysis._collectives import _GroupView, resolve_ranks
+from analysis._runtime_cost import p2p_channels, p2p_ll_step, p2p_protocol
+from fabric import RoutingError, runtime
+
+RULE1 = ["2.22.3", "2.25.1", "2.27.7", "2.28.3", "2.28.9"]
+LATER = ["2.29.2", "2.30.7"]
+
+#: NCCL's LL step in bytes, flags included: DEFAULT_LL_BUFFSIZE / NCCL_STEPS (init.cc)
+LL_STEP = 8 * 512 * 8 * 16 // 8
+
+
+def _view(f, ranks=None, op="send-recv"):
+    nodes, idx = resolve_ranks(f, ranks)
+    return _GroupView(f, op, nodes, idx, None, None, True)
+
+
+def _nccl_channels(release, nmin, nmax, chunk, multi, nbytes):
+    """addP2pToPlan's (protocol, nChannels) for one direction, transliterated (the p2p
+    channel counts and p2pChunkSize are the model's, tested elsewhere)."""
+    v = tuple(map(int, release.split(".")))
+    b = math.ceil(nbytes)
+    if v >= (2, 29, 0):
+        step = chunk                       # "assume SIMPLE protocol to start with"
+    else:
+        ll = not multi and b <= nmax * 16384   # a network peer has no p2p LL buffer
+        step = LL_STEP if ll else chunk
+    lo, hi = (step // 2, step) if multi else (step // 8, step * 32)
+    if b == 0:
+        ch = 1
+    else:
+        ch = min(nmin, -(-b // lo))
+        part = max(lo, -(-b // ch))
+        while part > hi and ch <= nmax // 2:
+            ch *= 2
+            part = -(-b // ch)
+    if v >= (2, 29, 0):
+        ll = not multi and b <= ch * 16384
+    return ("LL" if ll else "Simple"), ch
+
+
+def test_ll_step_is_the_ll_buffer_over_its_steps():
+    for release in RULE1 + LATER:
+        assert p2p_ll_step(runtime(f"nccl@{release}")) == LL_STEP == 65536
+
+
+def test_dgx_h100_32k_runs_on_4_channels_not_32():
+    # 8 H100: 32 p2p channels, 32 per peer, nChannelsMin 4. 32 KiB is LL (<= 32 x 16 KiB);
+    # its parts of at least 8 KiB give min(4, 4) = 4 channels (the model said 32); 4 KiB one;
+    # 2.29.2 cuts from the Simple step (64 KiB parts): one channel, and LL (<= 1 x 16 KiB)
+    # only up to 16 KiB
+    f = built("dgx-h100")
+    view = _view(f)
+    rt = runtime("nccl@2.25.1")
+    assert p2p_channels(rt, view)[:3] == (32, 32, 4)
+    assert p2p_protocol(rt, view, 32768) == ("LL", 4)
+    assert p2p_protocol(rt, view, 12288) == ("LL", 2)
+    assert p2p_protocol(rt, view, 4096) == ("LL", 1)
+    assert p2p_protocol(rt, view, 1 << 20) == ("Simple", 4)
+    new = runtime("nccl@2.29.2")
+    assert p2p_protocol(new, view, 32768) == ("Simple", 1)
+    assert p2p_protocol(new, view, 16384) == ("LL", 1)
+    # what cost() reports for the operation
+    c = cost(f, "send-recv", 32768, runtime="nccl@2.25.1")
+    assert (c.protocol, c.channels) == ("LL", 4)
+
+
+_SPECS = ["dgx-h100", "hgx-h800", "switch:8,chip=h200", "switch:16,chip=b200", "mesh:3x3",
+          "rail:servers=2,gpus=8,links=8,nic=ib-ndr,chip=h800", "nvl72:chip=h100"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spec=st.sampled_from(_SPECS), release=st.sampled_from(RULE1 + LATER),
+       nbytes=st.one_of(st.sampled_from([0, 1, 8192, 8193, 16384, 65536, 65537, 1 << 20]),
+                        st.integers(0, 1 << 22)),
+       data=st.data())
+def test_p2p_channels_follow_the_protocols_step(spec, release, nbytes, data):
+    # any rank set of a (possibly degraded) fabric, one node or several: the model's protocol
+    # and channels are addP2pToPlan's, with an LL message's parts from the LL step in 2.22-2.28
+    f = data.draw(degrade(built(spec), max_links=2, max_chips=1))
+    eps = list(f.endpoints)
+    ranks = data.draw(st.lists(st.sampled_from(eps), min_size=2, max_size=len(eps), unique=True))
+    try:
+        view = _view(f, ranks)
+    except RoutingError:   # the failures cut a drawn rank off: refused by name, no group
+        assume(False)
+    rt = runtime(f"nccl@{release}")
+    _p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
+    assert p2p_protocol(rt, view, nbytes) == _nccl_channels(
+        release, nmin, nmax, chunk, view.n_nodes > 1, nbytes)
