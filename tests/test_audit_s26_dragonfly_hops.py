@@ -22,7 +22,7 @@ import pytest
 from degrade import built, degrade
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from routing_brute import brute_paths, policy_distances, policy_paths
+from routing_brute import brute_paths, minimal_hops, policy_distances, policy_paths
 
 import topologies
 from analysis import hop_distribution, metrics
@@ -71,6 +71,9 @@ def test_the_brute_force_distances_are_the_brute_force_paths():
        .flatmap(lambda s: degrade(built(s), max_links=3, max_chips=1)))
 def test_a_degraded_dragonfly_counts_its_routed_hops(g):
     want = _routed_brute(g)
+    # the one-search-per-source brute force (tests/test_degraded_properties.py's, for big
+    # degraded dragonflies) is this per-pair one
+    assert minimal_hops(g) == want
     if want is None or g.n_endpoints < 2:
         if g.n_endpoints >= 2:
             with pytest.raises(RoutingError):
