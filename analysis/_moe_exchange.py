@@ -40,7 +40,8 @@ access``.
   expert) (``deepep-low-latency``, ``pplx``). Expected bytes, the same for every source
   rank under these symmetric routings.
 * **Ranks that hold tokens** (``sources``, default every EP rank): a batch smaller than the
-  EP group leaves ranks without tokens. Only the first ``sources`` EP ranks send in the
+  EP group leaves ranks without tokens. Only the ranks that hold tokens (the first
+  ``sources`` EP ranks, or the EP positions ``sources`` lists: :func:`_held_ranks`) send in the
   dispatch (their rows of the traffic matrices; every rank still receives: its experts) and
   receive in the combine (the transposed matrices, routed and timed as such). Counts of a
   rank's own tokens (its send loop, the busiest token: over ``tokens x sources``, the
@@ -930,12 +931,12 @@ def _resolve_ep(fabric, ep):
 
 
 def _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, nbytes, rdma_only=False,
-              sources=None):
+              held=None):
     """Expected dispatch bytes (scale-up matrix over the EP ranks, network matrix), row the
-    sender; only the first ``sources`` EP ranks (default all) hold tokens and send. The
-    combine's are their transposes (the copies go back)."""
+    sender; only the EP ranks ``held`` marks (default all: :func:`_held_ranks`) hold tokens and
+    send. The combine's are their transposes (the copies go back)."""
     ep = len(ranks)
-    src = np.arange(ep) < (ep if sources is None else sources)
+    src = np.ones(ep, dtype=bool) if held is None else held
     same = dom[:, None] == dom[None, :]
     if rdma_only:
         same = np.eye(ep, dtype=bool)
@@ -1208,16 +1209,49 @@ def _copy_fences(copies, blocks, p, trip, lead=0.0):
     return float(np.dot(pmf, a * np.where(k > 0, below[np.maximum(k - 1, 0)], 0.0) + above[k]))
 
 
-def _peer_sources(dom, sources):
-    """The most ranks holding tokens (the first ``sources`` EP ranks) in one EP rank's
+def _peer_sources(dom, held):
+    """The most ranks holding tokens (``held``, a mask over the EP ranks) in one EP rank's
     load/store domain other than itself, over the EP ranks (``dom`` their domains): the copies
-    that rank's combine sends back to a load/store peer, out of every ``sources``.
+    that rank's combine sends back to a load/store peer, out of every rank holding tokens.
 
-    >>> _peer_sources(np.array([0, 0, 0, 0, 1, 1, 1, 1]), 8), _peer_sources(np.array([0, 0, 1, 1]), 1)
+    >>> dom = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    >>> _peer_sources(dom, _held_ranks(None, 8)), _peer_sources(dom, _held_ranks([0, 5], 8))
     (3, 1)
     """
-    held = np.bincount(dom[:sources], minlength=int(dom.max()) + 1)[dom]
-    return int((held - (np.arange(len(dom)) < sources)).max())
+    count = np.bincount(dom[held], minlength=int(dom.max()) + 1)[dom]
+    return int((count - held).max())
+
+
+def _held_ranks(sources, ep):
+    """The EP ranks that hold tokens, as a mask over the ``ep`` EP ranks: every one
+    (``None``), the first ``sources`` (an int from 1 to ``ep``), or the positions ``sources``
+    lists (indices into the EP ranks, each once); a SpecError naming anything else.
+
+    >>> _held_ranks(None, 4).tolist(), _held_ranks(2, 4).tolist(), _held_ranks([3, 1], 4).tolist()
+    ([True, True, True, True], [True, True, False, False], [False, True, False, True])
+    >>> _held_ranks([4], 4)
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: sources must be an int from 1 to the 4 EP ranks (the first that many hold tokens) or the positions 0..3 of those that do, each once; got [4]
+    """
+    why = (f"sources must be an int from 1 to the {ep} EP ranks (the first that many hold "
+           f"tokens) or the positions 0..{ep - 1} of those that do, each once; got {sources!r}")
+    if sources is None:
+        return np.ones(ep, dtype=bool)
+    if isinstance(sources, numbers.Integral) and not isinstance(sources, bool):
+        if not 1 <= sources <= ep:
+            raise SpecError(why)
+        return np.arange(ep) < int(sources)
+    if isinstance(sources, (str, bytes)) or not hasattr(sources, "__iter__"):
+        raise SpecError(why)
+    pos = list(sources)
+    if not pos or len(set(pos)) != len(pos) or not all(
+            isinstance(i, numbers.Integral) and not isinstance(i, bool) and 0 <= i < ep
+            for i in pos):
+        raise SpecError(why)
+    out = np.zeros(ep, dtype=bool)
+    out[[int(i) for i in pos]] = True
+    return out
 
 
 def _round_trip(fabric, ranks):
@@ -1349,11 +1383,13 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         (:attr:`fabric.ExchangeKernel.qp_signals`); default the named assumption
         ``fabric._exchange.EXCHANGE_ADAPTIVE_ROUTING`` (``True``). ``False``: a single-path
         network, whose queue pairs keep their order on the wire.
-    sources : int, optional
-        How many EP ranks hold tokens (a decode batch smaller than the EP group): the first
-        ``sources`` of the EP ranks, in ``ep``'s order (give ``ep`` as a sequence to choose
-        which), each dispatch ``tokens_per_rank`` tokens and get their combine back; the
-        others hold none, but hold experts, so they receive in the dispatch and send in the
+    sources : int or sequence of int, optional
+        The EP ranks that hold tokens (a decode batch smaller than the EP group): an int, the
+        first ``sources`` of the EP ranks in ``ep``'s order; or their positions in ``ep``
+        (indices ``0 .. ep - 1``, each once), which keeps ``ep``'s order, i.e. which rank
+        holds which experts and, across nodes, each rank's rail peer (:func:`_held_ranks`).
+        Each dispatches ``tokens_per_rank`` tokens and gets their combine back; the others
+        hold none, but hold experts, so they receive in the dispatch and send in the
         combine. ``None`` (default): every EP rank. See the module docstring ("Ranks that
         hold tokens").
 
@@ -1366,7 +1402,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     SpecError
         Unknown kernel, routing, runtime or chip, ``ep`` with more ranks than
         experts or that fills nodes unequally, bytes that are not positive, ``sources``
-        that is not an int from 1 to the EP ranks; a
+        that is neither an int from 1 to the EP ranks nor their positions each once; a
         ``nic_background`` that is not finite bytes/s >= 0, that the collective kernel
         is given, or that fills the NIC of a rank that uses the network; a
         ``tokens_per_rank`` whose exchange moves more than 2**63 - 1 bytes in a phase (the
@@ -1415,13 +1451,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     E, k, h = m.routed_experts, m.experts_per_token, m.hidden
     if n_ep > E:
         raise SpecError(f"ep={n_ep} ranks but {m.name} has only {E} routed experts")
-    if sources is None:
-        sources = n_ep
-    elif isinstance(sources, bool) or not isinstance(sources, numbers.Integral) \
-            or not 1 <= sources <= n_ep:
-        raise SpecError(f"sources must be an int from 1 to the {n_ep} EP ranks (the ranks "
-                        f"that hold tokens), got {sources!r}")
-    sources = int(sources)
+    held = _held_ranks(sources, n_ep)
+    sources = int(held.sum())
     name, mm = parse_routing(routing)
     routing_name = name if mm is None else f"{name}:{mm}"
     dom = _domains(fabric)[ranks]
@@ -1446,8 +1477,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     # other rank) within the int64 a collective carries, named before any kernel's counts
     total = tokens * p_rank * sources * (n_ep - 1) * max(b_d, b_c)
     if total > MAX_BYTES:
-        held = "" if sources == n_ep else f" ({sources} holding tokens)"
-        raise SpecError(f"tokens_per_rank={tokens} over {n_ep} EP ranks{held} moves {total:.3g} "
+        few = "" if sources == n_ep else f" ({sources} holding tokens)"
+        raise SpecError(f"tokens_per_rank={tokens} over {n_ep} EP ranks{few} moves {total:.3g} "
                         f"bytes in a phase, more than the 2**63 - 1 bytes (an int64) a collective "
                         f"carries")
     copies_rank = tokens * n_ep * p_rank
@@ -1474,7 +1505,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         elif transport == "rdma":
             raise SpecError(f"kernel {kern.name!r} cannot run over RDMA alone (it forwards over "
                             f"the scale-up fabric, or has no RDMA path)")
-    up, net = _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, b_d, rdma_only, sources)
+    up, net = _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, b_d, rdma_only, held)
 
     params = kern.parameters()
     if nodes > 1 or rdma_only:
@@ -1497,7 +1528,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
             t_d = t_c = 0.0
         else:
             pair = np.full((n_ep, n_ep), tokens * p_rank)
-            pair[sources:] = 0.0               # the ranks that hold no tokens send none
+            pair[~held] = 0.0                  # the ranks that hold no tokens send none
             np.fill_diagonal(pair, 0.0)
             t_d = _collective_phase(fabric, ranks, pair * b_d, runtime, transport, collective)
             t_c = _collective_phase(fabric, ranks, pair.T * b_c, runtime, transport, collective)
@@ -1672,7 +1703,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                 per_copy += hit.value + kern.cycle("copy_cycles", 1)[2] * cycle.value
                 params = params + tuple(p for p in (hit, cycle) if p not in params)
             inter[1] += _copy_fences(received_expert, blocks_c,
-                                     _peer_sources(dom, sources) / sources, per_copy, lead)
+                                     _peer_sources(dom, held) / sources, per_copy, lead)
     # one block per token: it moves its token's remote copies at one block's rate
     block = [0.0, 0.0]
     if kern.block_per_token and n_ep > 1 and in_domain:
