@@ -59,6 +59,17 @@ class _Parser(argparse.ArgumentParser):
             self.epilog = epilog
         return text + (f"\n{epilog}\n" if epilog else "")
 
+    def _get_values(self, action, arg_strings):
+        # an option's explicit value '--' ('--algorithm=--': the only way an option gets one)
+        # is that text, as later Pythons read it; Python 3.11 drops it and hands the command
+        # [] where a string was due (an internal error, exit 3). The type and the API refuse
+        # '--' by name, as any other bad value.
+        if action.option_strings and arg_strings == ["--"]:
+            value = self._get_value(action, "--")
+            self._check_value(action, value)
+            return value if action.nargs in (None, argparse.OPTIONAL) else [value]
+        return super()._get_values(action, arg_strings)
+
     def error(self, message):
         # argparse's default prints the usage too; one line is the contract.
         self.exit(2, f"{self.prog}: error: {_explain(message, getattr(self, '_arg_strings', []))}\n")
@@ -181,11 +192,16 @@ def _said(e):
     'Permission denied'
     >>> _said(FileNotFoundError(2, "No such file or directory", ""))   # as the shell: ''
     "'': No such file or directory"
+    >>> _said(FileNotFoundError(2, "No such file or directory", "a\\nb.toml"))  # one line
+    "'a\\\\nb.toml': No such file or directory"
     """
     if isinstance(e, OSError) and e.strerror:
         if e.filename is None:
             return e.strerror
-        return f"{e.filename if e.filename != '' else repr('')}: {e.strerror}"
+        name = str(e.filename)
+        # an empty name or one with a newline or other control character is quoted: the
+        # message stays one line, and says what the name was
+        return f"{name if name and name.isprintable() else repr(e.filename)}: {e.strerror}"
     return str(e)
 
 

@@ -110,8 +110,9 @@ class Progress:
             self._thread.start()
         return self
 
-    def __exit__(self, *exc):
-        self.close()
+    def __exit__(self, exc_type, *exc):
+        # on an error the bar is erased, not ended: the error's one line stands alone
+        self.close(erase=exc_type is not None)
         return False
 
     def update(self, n=1):
@@ -145,13 +146,32 @@ class Progress:
             self._width_drawn = len(text)
             self.stream.flush()
 
-    def close(self):
-        """Draw the final state and end the line (only if anything was drawn)."""
+    def close(self, erase=False):
+        """Draw the final state and end the line (only if anything was drawn); with
+        ``erase``, blank the line instead and leave the cursor at its start (the work
+        failed: its error is the one line to show).
+
+        >>> import io
+        >>> out = io.StringIO()
+        >>> try:
+        ...     with Progress(2, "x", stream=out, enabled=True):
+        ...         raise KeyError("no such thing")
+        ... except KeyError:
+        ...     pass
+        >>> out.getvalue()[-3:], "\\n" in out.getvalue()      # blanked: no line left
+        ('  \\r', False)
+        """
         if self._closed:
             return
         if self._thread is not None and self._thread.is_alive():
             self._stop.set()
             self._thread.join()
+        if erase:
+            if self.enabled:
+                self.stream.write("\r" + " " * getattr(self, "_width_drawn", 0) + "\r")
+                self.stream.flush()
+            self._closed = True
+            return
         if self._drawn_done != self.done:  # the final count is shown once, not twice
             self._draw(force=True)
         if self.enabled:

@@ -67,7 +67,7 @@ from ._params import Parameter
 from ._schema import MAX_BYTES
 from ._transport import NATIVE, transports_for
 from ._transport import transport as _transport
-from ._units import format_address, format_size
+from ._units import format_address, format_size, name_list
 
 __all__ = ["HOST_MEMORY_LOAD", "OPS", "Access", "LatencyStats", "access", "access_latencies",
            "access_to", "host_link", "latency_stats"]
@@ -313,6 +313,51 @@ def _span(fabric, src, t, size, op):
         "window")
 
 
+def whole_set(fabric, reg, address=None):
+    """Raise :class:`~fabric.RoutingError` when ``reg`` is an interleave set one of whose
+    members has failed (nothing for a plain region, or a set whose members all live).
+
+    An interleave set with a failed member is gone as a whole: its granules rotate over
+    the members, so no span of it is the memory it was, and :func:`fabric.check` reports
+    a window onto it as ``unreachable`` (the window keeps its target; the memory is
+    gone). An access to any of its granules, a live member's too, is refused with the
+    same reason, naming the set and the member that failed (decided in session 27). A
+    member is failed as :func:`target_node` says: a chip or node gone from the graph, or
+    a host domain with no live chip left.
+
+    >>> import topologies
+    >>> from fabric import AddressPlan, Region
+    >>> pool = Region(0, 512 << 20, ("chip0", "chip1"), granularity=4096, name="pool")
+    >>> f = topologies.build("hgx-h200").replace(address_plan=AddressPlan(
+    ...     hbm_bytes=140 * 10**9, interleave=[pool]))
+    >>> whole_set(f, f.address_map.region("pool"))          # both members live: nothing
+    >>> g = f.without(chips=["chip1"])
+    >>> whole_set(g, g.address_map.region("pool"))   # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    fabric.RoutingError: ...: region 'pool' [...) is interleaved over 'chip0' and 'chip1', and 'chip1' has failed: the set is gone as a whole, so no access reaches any of its granules, a live member's too (cofabric check reports a window onto it as unreachable)
+    """
+    if reg.ways == 1:
+        return
+    gone = []
+    for o in reg.owners:
+        try:
+            target_node(fabric, o)
+        except RoutingError:
+            gone.append(o)
+        except AddressMapError:
+            continue            # not a node at all: the plan's fault (check's namespace rule)
+    if not gone:
+        return
+    what = str(reg) if address is None else \
+        f"the address {format_address(address)} lies in {reg}, which"
+    owners, failed = name_list(map(repr, reg.owners)), name_list(map(repr, gone))
+    raise RoutingError(f"{fabric.name}: {what} is interleaved over {owners}, and {failed} "
+                       f"{'has' if len(gone) == 1 else 'have'} failed: the set is gone as a "
+                       "whole, so no access reaches any of its granules, a live member's "
+                       "too (cofabric check reports a window onto it as unreachable)")
+
+
 def _memory_region(fabric, node):
     """The :class:`~fabric.Region` of ``node``'s memory (its HBM, or its only region)."""
     regs = fabric.address_map.regions_of(node)
@@ -496,7 +541,9 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
         set, past its granule: the next is another owner's). One access reaches one
         owner's memory through one window.
     RoutingError
-        If no path joins requester and target, or load/store cannot reach it.
+        If no path joins requester and target, or load/store cannot reach it, or the
+        owner has failed; in an interleave set, if any member has failed (the set is gone
+        as a whole, a live member's granules too: :func:`whole_set`).
 
     Examples
     --------
@@ -512,6 +559,7 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
     _require_chip(fabric, a)              # a switch or NIC issues no access
     t = permit(fabric, a, address, op)
     _span(fabric, a, t, size, op)
+    whole_set(fabric, fabric.address_map.region(t.region), t.global_address)
     target = target_node(fabric, t.owner, a)
     dram = (t.owner in fabric.domains and t.owner not in fabric.graph
             and fabric.address_map.region(t.region).kind == "dram")
@@ -527,8 +575,9 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore", ad
     global address when not given). Its ``size`` bytes must fit in that memory (else
     :class:`~fabric.AddressMapError` names the target, its memory's size and the size
     asked: 1 TiB into an 80 GB HBM is no transfer that exists) and, as for :func:`access`,
-    lie in one window that permits ``op`` (else :class:`~fabric.TranslationError`).
-    On a fabric with no address plan (no HBM size) there is no protection model and
+    lie in one window that permits ``op`` (else :class:`~fabric.TranslationError`);
+    where that memory is an interleave set with a failed member, the set is gone
+    (:func:`whole_set`: :class:`~fabric.RoutingError`). On a fabric with no address plan (no HBM size) there is no protection model and
     the access is timed unchecked, with ``address`` -1 unless given.
 
     Examples
@@ -558,6 +607,7 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore", ad
         t = permit(fabric, a, _memory_of(fabric, target, reg), op)
         _fits(fabric, target, reg, size, op)
         _span(fabric, a, t, size, op)       # and one window maps every byte, as for access
+        whole_set(fabric, reg, t.global_address)
         address = t.global_address if address is None else address
     return _access_to(fabric, a, target, op=op, size=size, transport=transport,
                       address=address)
@@ -614,7 +664,8 @@ def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=No
         As for :func:`access`; ``size`` must fit in every chip's memory (an
         :class:`~fabric.AddressMapError` names the first chip it does not) and lie in
         one window of each requester's host that permits ``op`` (a
-        :class:`~fabric.TranslationError` names the window's end), as :func:`access_to`.
+        :class:`~fabric.TranslationError` names the window's end), and no chip's memory may
+        be an interleave set with a failed member (:func:`whole_set`), as :func:`access_to`.
     chips : sequence, optional
         Restrict to these chips (names or ranks, each once). Default: every endpoint.
 
@@ -718,6 +769,8 @@ def _permit_all(fabric, chips, op, size):
                 t = permit(fabric, src, int(g[j]), op)    # raises the translator's refusal
                 _span(fabric, src, t, size, op)           # or names the window's end
                 raise TranslationError(f"host {host}: may not {op} {chips[j]!r}'s memory")
+    for k, reg in enumerate(regs):
+        whole_set(fabric, reg, int(g[k]))       # permitted, but gone (as access_to says)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -42,7 +42,7 @@ import dataclasses
 
 import numpy as np
 
-from ._access import nearest, target_node
+from ._access import nearest, target_node, whole_set
 from ._errors import AddressMapError, RoutingError
 from ._routing_engine import flow_hash
 from ._structure import Grid
@@ -136,7 +136,8 @@ class ForwardingTables:
         Raises
         ------
         RoutingError
-            Without per-dimension tables.
+            Without per-dimension tables, or for an address in an interleave set a member
+            of which has failed (:func:`fabric._access.whole_set`).
         AddressMapError
             If no region holds the address.
         """
@@ -147,6 +148,7 @@ class ForwardingTables:
         amap = f.address_map
         loc = amap.lookup(address)
         reg = amap.region(loc.region)
+        whole_set(f, reg, address)
         key = address
         if reg.ways > 1:
             target = target_node(f, loc.owner, node)
@@ -184,18 +186,21 @@ class ForwardingTables:
         """Follow the tables hop by hop from ``src``; return the nodes visited.
 
         An address in an interleave set is decoded at ``src`` to the owner of its
-        granule, and the walk then follows the entries of that owner's own memory.
+        granule, and the walk then follows the entries of that owner's own memory; a set
+        one of whose members has failed is gone as a whole (:func:`fabric._access.whole_set`).
 
         Raises
         ------
         RoutingError
             If a table has no port towards the address (no route: a degraded fabric),
-            or the walk loops. The walk ends only at the address's owner.
+            or the walk loops, or the address lies in an interleave set a member of which
+            has failed. The walk ends only at the address's owner.
         """
         f = self.fabric
         a = f.node(src)
         amap = f.address_map
         loc = amap.lookup(address)
+        whole_set(f, amap.region(loc.region), address)
         target = target_node(f, loc.owner, a)
         plain = amap.region(loc.region).ways == 1
         host = f.domains.get(loc.owner, ()) if plain and loc.owner not in f.graph else ()

@@ -429,8 +429,16 @@ def read_text(path):
     OSError
         If the file cannot be read.
     SpecError
-        Naming the file and the first byte that is not UTF-8.
+        Naming the file and the first byte that is not UTF-8, or a name holding a NUL
+        character, which no file has (``open`` would raise a ValueError).
+
+    >>> read_text("a\\x00.toml")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: 'a\\x00.toml': no file is named with a NUL character
     """
+    if "\0" in (path if isinstance(path, str) else str(path)):
+        raise SpecError(f"{show_value(str(path))}: no file is named with a NUL character")
     with open(path, "rb") as fh:
         raw = fh.read()
     try:

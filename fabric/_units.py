@@ -399,6 +399,19 @@ SHOWN_SIGNIFICANT = 4
 _WHOLE_BELOW = 1e15
 
 
+def name_list(names, most=4):
+    """Names for a message, as written: ``'a, b and c'``; past ``most``, the first
+    ``most - 1`` and how many more (``'a, b, c and 5 more'``).
+
+    >>> name_list(["'chip0'"]), name_list(["a", "b", "c"]), name_list("abcdefgh")
+    ("'chip0'", 'a, b and c', 'a, b, c and 5 more')
+    """
+    names = list(names)
+    if len(names) > most:
+        names = names[:most - 1] + [f"{len(names) - most + 1} more"]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def is_bool(x):
     """True for Python's and numpy's bools (by type name: this module does not import numpy):
     the one bool test of the packages. A bool is an int to ``isinstance`` and numpy's bool

@@ -282,11 +282,16 @@ def test_translate_route_and_back_agree_with_a_linear_scan(case):
         # byte, the reference's: 64 B from a random byte may run into the next granule or
         # past a window, which fabric.access refuses; tests/test_audit_s24_span.py)
         src = rng.choice(list(f.domains[h]))
-        dead = owner in f.failures.ranks or (owner in dict(f.address_plan.domains or ())
-                                             and owner not in f.domains)
+        # a failed owner's memory is gone; an interleave set with a failed member is gone as
+        # a whole, every granule of it (a live member's too: decided in session 27)
+        dead = any(o in f.failures.ranks or (o in dict(f.address_plan.domains or ())
+                                             and o not in f.domains) for o in reg.owners)
         if dead:
             with pytest.raises(RoutingError, match="has failed"):
                 access(f, src, g, size=1, transport="native")
+            if ft is not None:
+                with pytest.raises(RoutingError, match="has failed"):
+                    ft.forward(src, g)
             continue
         node = _ref_node(f, owner, src)
         try:

@@ -240,6 +240,10 @@ def test_dragonfly_routes_match_the_general_engine(h, a, p, seed):
     assert fast._df is not None
     ref = Router(f)
     ref._df = None  # the general engine over the minimal-routing state graph
+    # hop counts over every ordered pair of chips: the closed form per group pair
+    # (Router.hop_counts) is the general engine's count (cofabric metrics' mean hops)
+    assert fast.hop_counts().tolist() == ref.hop_counts().tolist()
+    assert fast.hop_counts().sum() == f.n_endpoints * (f.n_endpoints - 1)
     rng = np.random.default_rng(seed)
     N = len(f.nodes)
     s, d = rng.integers(0, N, 60), rng.integers(0, N, 60)
