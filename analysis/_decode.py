@@ -3549,11 +3549,9 @@ def _communication(s, route):
         from ._moe_exchange import moe_exchange
         ranks = [s.fabric.endpoints[i] for i in s.pos[:ep]]
         per, sources = max(1, math.ceil(tokens / ep)), None
-        if tokens < ep:     # only the ranks that hold tokens send (first in the order given)
+        if tokens < ep:     # only the ranks that hold tokens send (their EP positions)
             held = _rank_tokens(s.graph_batch, s.q, lay.dp, lay.tp)
-            sources = sum(1 for n in held if n)
-            ranks = ([r for r, n in zip(ranks, held, strict=True) if n]
-                     + [r for r, n in zip(ranks, held, strict=True) if not n])
+            sources = [i for i, n in enumerate(held) if n]
             per = max(held)
         exchange = moe_exchange(s.fabric, m, per, ranks, kernel=kern, sources=sources,
                                 dispatch_bytes=s.dispatch_b, combine_bytes=s.combine_b,

@@ -43,7 +43,8 @@ def test_rank_tokens_are_round_robin(batch, q, dp, tp):
 CASES = [("hgx-b200", "one-sided", "tp=1,dp=8", 1), ("hgx-b200", "one-sided", "tp=1,dp=8", 3),
          ("hgx-h200", "deepep-low-latency", "tp=2,dp=4", 1),
          ("hgx-h200", "deepep-low-latency", "tp=2,dp=4", 5),
-         ("cluster-128", "deepep-low-latency", "tp=1,dp=128", 2)]
+         ("cluster-128", "deepep-low-latency", "tp=1,dp=128", 2),
+         ("cluster-128", "deepep-normal", "tp=8,dp=16", 3)]     # holders 0, 8, 16: not a prefix
 
 
 @pytest.mark.parametrize("spec, kernel, layout, batch", CASES)
@@ -54,12 +55,11 @@ def test_the_exchange_is_the_holders(spec, kernel, layout, batch):
     ep = s.lay.ep
     ranks = [f.endpoints[i] for i in s.pos[:ep]]
     held = _round_robin(batch, 1, s.lay.dp, s.lay.tp)
-    holders = [r for r, n in zip(ranks, held) if n]
+    holders = [i for i, n in enumerate(held) if n]
     kw = {"kernel": s.kern, "dispatch_bytes": s.dispatch_b, "combine_bytes": s.combine_b,
           "runtime": s.runtime, "chip": s.chip, "collective": s.collective, "kernel_gap": 0.0,
           "nic_background": s.nic_background}
-    want = moe_exchange(f, s.m, max(held), holders + [r for r in ranks if r not in holders],
-                        sources=len(holders), **kw)
+    want = moe_exchange(f, s.m, max(held), ranks, sources=holders, **kw)
     assert (ex.dispatch, ex.combine) == (want.dispatch, want.combine)
     every = moe_exchange(f, s.m, 1, ranks, **kw)        # the old upper bound
     assert ex.dispatch <= every.dispatch and ex.combine <= every.combine
@@ -79,3 +79,22 @@ def test_fewer_holders_never_cost_more_on_degraded_fabrics(data, batch):
         assert "failures" in str(e) or "domain" in str(e)
         return
     assert few.dispatch <= full.dispatch and few.combine <= full.combine
+
+
+def test_the_instance_keeps_its_rank_order(monkeypatch):
+    # the holders go by their EP positions: the ranks (and so the experts' placement, each
+    # rank's rail peer) stay in the instance's order, not holders first (ibgda 20:40)
+    import analysis._moe_exchange as X
+
+    seen = []
+    real = X.moe_exchange
+
+    def spy(fabric, model, tokens, ep, **kw):
+        seen.append((list(ep), kw.get("sources")))
+        return real(fabric, model, tokens, ep, **kw)
+
+    monkeypatch.setattr(X, "moe_exchange", spy)
+    f = built("cluster-128")
+    s = decode_settings(f, "deepseek-v3", 3, "tp=8,dp=16", ep_kernel="deepep-normal")
+    D._communication(s, s.routing)
+    assert seen == [([f.endpoints[i] for i in s.pos[:128]], [0, 8, 16])]
