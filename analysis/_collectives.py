@@ -1278,11 +1278,13 @@ class _GroupView:
             c[key] = self.p * float(np.dot(step.fraction, hops))
         return c[key]
 
-    def transfer(self, algorithm, op=None, nodes=None, idx=None):
+    def transfer(self, algorithm, op=None, nodes=None, idx=None, traffic=None):
+        """The schedule's transfer over the group (``traffic``: an all-to-allv's matrix in
+        place of the group's own, normalised to a total of 1)."""
         op = op or self.op
         nodes = self.nodes if nodes is None else nodes
         idx = self.idx if idx is None else idx
-        M = self.M if op == "all-to-allv" else None
+        M = (self.M if traffic is None else traffic) if op == "all-to-allv" else None
         plan = _get_plan(self.fabric, op, algorithm, nodes, idx, self.tr, M)
         if plan.pipeline is not None and plan.steps:
             st = plan.steps[0]

@@ -2358,11 +2358,11 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     ep_kernel : str, optional
         MoE exchange kernel for dispatch and combine (:data:`fabric.EXCHANGE_KERNELS`),
         costed by :func:`analysis.moe_exchange` with uniform routing, every expert rank
-        sending ``max(1, ceil(tokens / ep))`` tokens: a step with fewer tokens than expert
-        ranks is costed as if every rank sent one (``moe_exchange`` takes the same token
-        count on every rank, at least one), an UPPER BOUND there (batch 1 on ep 72: 72
-        tokens' link and NIC bytes, the dispatch's busiest token the busiest of 72 draws;
-        small where the phases are bound by their chains and round trips); ``None``: the
+        sending ``ceil(tokens / ep)`` tokens; with fewer tokens than expert ranks only the
+        ranks that hold tokens send (``moe_exchange(sources=)``; :func:`_rank_tokens`:
+        the sequences spread over the attention groups, each group's tokens over its
+        ranks), each its most (exact where they hold alike: batch 1 on ep 72 is one rank's
+        token, not one on each of 72); ``None``: the
         collectives model's all-to-all (or all-to-allv under skew), or, with
         ``engine="trtllm"`` under attention data parallelism where TensorRT-LLM runs no
         MNNVL all-to-all, its allgather + reducescatter (:func:`trtllm_gathers`).
@@ -3548,9 +3548,14 @@ def _communication(s, route):
     elif kern is not None and ep > 1:
         from ._moe_exchange import moe_exchange
         ranks = [s.fabric.endpoints[i] for i in s.pos[:ep]]
-        # at least one token a rank: fewer tokens than ranks is costed as one on every rank,
-        # an upper bound (decode_step's ep_kernel: moe_exchange cannot express idle ranks)
-        exchange = moe_exchange(s.fabric, m, max(1, math.ceil(tokens / ep)), ranks, kernel=kern,
+        per, sources = max(1, math.ceil(tokens / ep)), None
+        if tokens < ep:     # only the ranks that hold tokens send (first in the order given)
+            held = _rank_tokens(s.graph_batch, s.q, lay.dp, lay.tp)
+            sources = sum(1 for n in held if n)
+            ranks = ([r for r, n in zip(ranks, held, strict=True) if n]
+                     + [r for r, n in zip(ranks, held, strict=True) if not n])
+            per = max(held)
+        exchange = moe_exchange(s.fabric, m, per, ranks, kernel=kern, sources=sources,
                                 dispatch_bytes=s.dispatch_b, combine_bytes=s.combine_b,
                                 # a kernel picks its own paths; only the collective takes one
                                 transport=s.transport if kern.dedup == "collective" else None,
@@ -3582,6 +3587,24 @@ def _communication(s, route):
         t_combine = _collective_time(s, _ALL_TO_ALLV, traffic.T * s.combine_b, s.pos[:ep])
     return _Communication(allreduce=t_allreduce, dispatch=t_dispatch, combine=t_combine,
                           exchange=exchange)
+
+
+def _rank_tokens(batch, tokens_per_sequence, dp, tp):
+    """Tokens each EP rank holds for the exchange, in the instance's rank order: the
+    ``batch`` sequences spread over the ``dp`` attention groups as evenly as they go (the
+    first groups one more), each group's ``sequences x tokens_per_sequence`` tokens over its
+    ``tp`` ranks the same way (each token is sent by one rank of its group).
+
+    >>> _rank_tokens(1, 1, 8, 1), _rank_tokens(3, 1, 2, 4)
+    ([1, 0, 0, 0, 0, 0, 0, 0], [1, 1, 0, 0, 1, 0, 0, 0])
+    >>> _rank_tokens(1, 4, 4, 2)     # one sequence, 3 drafts: its group's two ranks, 2 each
+    [2, 2, 0, 0, 0, 0, 0, 0]
+    """
+    out = []
+    for g in range(dp):
+        t = (batch // dp + (g < batch % dp)) * tokens_per_sequence
+        out += [t // tp + (j < t % tp) for j in range(tp)]
+    return out
 
 
 def _moe_kernels(s):

@@ -701,6 +701,35 @@ def _domains(fabric):
     return c["domains"]
 
 
+def _split_by_failures(fabric, ranks):
+    """``"; on the intact fabric they share one load/store domain, which the failures split:
+    link chip0-nvs0 failed"``: where the EP ranks (positions in ``fabric.endpoints``) lie in
+    more load/store domains than on the intact fabric, what failed inside the intact domains
+    that held them (failed links with both ends there, failed nodes there); ``""`` on an
+    intact fabric and where the failures did not part them.
+
+    >>> import topologies
+    >>> f = topologies.build("cluster-128")
+    >>> _split_by_failures(f.without(links=["chip0-nvs0"]), list(range(8)))
+    '; on the intact fabric they share one load/store domain, which the failures split: link chip0-nvs0 failed'
+    >>> _split_by_failures(f.without(links=["chip9-nvs1"]), list(range(8)))
+    ''
+    """
+    intact = fabric.intact
+    if intact is None:
+        return ""
+    label, index = intact.loadstore_domains, intact.node_index
+    held = {int(label[index[fabric.endpoints[int(r)]]]) for r in ranks}
+    if len(held) >= len(set(_domains(fabric)[ranks].tolist())):
+        return ""
+    what = fabric.failures.inside(n for n, i in index.items() if int(label[i]) in held)
+    if not what:
+        return ""
+    where = ("share one load/store domain" if len(held) == 1
+             else f"span {len(held)} load/store domains")
+    return f"; on the intact fabric they {where}, which the failures split: {what} failed"
+
+
 def _network_port(fabric, node, efficiency):
     """``(name, effective bytes/s)`` of the chip's way onto the network, or ``(None, 0)``.
 
@@ -729,16 +758,21 @@ def _network_port(fabric, node, efficiency):
 def _lost_port(fabric, node):
     """``": link nic1-rail1 failed"``: the failures that took chip ``node``'s way onto the
     network (its NICs on the intact fabric, failed or cut from the network, and the links
-    between them and it), or ``""`` where none did (a chip that never had a NIC).
+    between them and it; the network's nodes next to them, failed with their links), or
+    ``""`` where none did (a chip that never had a NIC).
 
     >>> import topologies
-    >>> g = topologies.build("rail:servers=2,gpus=2,chip=h100").without(links=["nic1-rail1"])
+    >>> f = topologies.build("rail:servers=2,gpus=2,chip=h100")
+    >>> g = f.without(links=["nic1-rail1"])
     >>> _lost_port(g, "chip1"), _lost_port(g, "chip0")
     (': link nic1-rail1 failed', '')
+    >>> _lost_port(f.without(chips=["rail0"]), "chip0")
+    ': node rail0 failed'
     """
     G0 = (fabric.intact or fabric).graph
     nics = {n for n in G0[node] if G0.nodes[n].get("kind") == "nic"}
-    lost = [f"node {n}" for n in fabric.failures.nodes if n in nics]
+    near = nics | {x for n in nics for x in G0[n] if x != node}
+    lost = [f"node {n}" for n in fabric.failures.nodes if n in near]
     lost += [f"link {u}-{v}" for u, v in fabric.failures.links if {u, v} & nics]
     if not lost:
         return ""
@@ -1427,17 +1461,20 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     dom = _domains(fabric)[ranks]
     labels, counts = np.unique(dom, return_counts=True)
     nodes = len(labels)
+    if nodes > 1 and not kern.scale_out:
+        # a kernel's reach, not a missing route: every pair may have one (serving skips the
+        # layout with this reason; a RoutingError read as an unreached pair); before the
+        # routing model's equal fill, which cannot matter to a kernel that runs in none
+        raise NotApplicableError(f"kernel {kern.name!r} works within one load/store domain, "
+                                 f"but the {n_ep} EP ranks span {nodes} of {fabric.name}"
+                                 f"{_split_by_failures(fabric, ranks)}")
     if len(set(counts.tolist())) != 1:
         raise SpecError(f"the {n_ep} EP ranks fill their {nodes} load/store domains unequally "
-                        f"({sorted(counts.tolist())} ranks); the routing model needs equal nodes")
+                        f"({sorted(counts.tolist())} ranks); the routing model needs equal nodes"
+                        f"{_split_by_failures(fabric, ranks)}")
     if name == "node-limited" and E % nodes:
         raise SpecError(f"node-limited routing needs the {E} experts to split over the "
                         f"{nodes} nodes")
-    if nodes > 1 and not kern.scale_out:
-        # a kernel's reach, not a missing route: every pair may have one (serving skips the
-        # layout with this reason; a RoutingError read as an unreached pair)
-        raise NotApplicableError(f"kernel {kern.name!r} works within one load/store domain, "
-                                 f"but the {n_ep} EP ranks span {nodes} of {fabric.name}")
     payloads_d = _payloads(dispatch_bytes, h, "dispatch_bytes")
     b_d = sum(payloads_d) + kern.message_header
     b_c = _token_bytes(combine_bytes, h, "combine_bytes")

@@ -2182,12 +2182,23 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
     t = view.transfer(algorithm, op)
     hw = view.intra_hw if view.n_nodes == 1 else "net"
     # one message's bytes: an all-to-all's n is one rank's (n / p to each peer), an
-    # all-to-allv's the traffic matrix's total (cost()), whose mean pair is n / p / p
+    # all-to-allv's the traffic matrix's total (cost()), whose mean pair n / p / p sets the
+    # batches
     per_peer = n if op == "send-recv" else n / max(1, view.p)
     if op == "all-to-allv":
         per_peer /= max(1, view.p)
-    # the channels reported are the message's p2p channels (NCCL's, not the collective count)
-    proto, nc, ll = _p2p_plan(rt, view, per_peer)
+    # the channels reported are the message's p2p channels (NCCL's, not the collective count);
+    # an all-to-allv's pairs choose their protocols each from its own bytes
+    eff = 1 / PROTOCOLS["LL"].efficiency
+    if op == "all-to-allv":
+        proto, nc, lat_proto, wire, share = _alltoallv_pairs(rt, view, n, hw)
+    else:
+        proto, nc, ll = _p2p_plan(rt, view, per_peer)
+        lat_proto, wire = proto, None
+        # LL carries 8 data bytes per 16-byte line (the protocol's efficiency, not a tuner
+        # figure): the message's LL bytes (all, none, or before 2.22 a trailing chunk) cross
+        # at that rate
+        share = min(1.0, ll / per_peer) if per_peer > 0 else (1.0 if proto == "LL" else 0.0)
     # one step of the protocol the message runs: a p2p step is a ring step (one send to a
     # peer, one receive), and a Simple step pays a flag round and a system fence an LL step
     # does not (prims_simple.h postPeer; tuning.cc ring hwLat: NVLink 0.6 / 3.4 us). Before
@@ -2195,11 +2206,7 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
     # Simple chunks: the message's step is the first chunk's protocol's.
     # (a load/store step also pays its handoff: step_handoff)
     ls = t.step_loadstore + step_handoff(view.arch) if t.step_loadstore > 0 else 0.0
-    step = max(_lat(rt, hw, "ring", proto), ls, t.step_message)
-    # LL carries 8 data bytes per 16-byte line (the protocol's efficiency, not a tuner figure):
-    # the message's LL bytes (all, none, or before 2.22 a trailing chunk) cross at that rate
-    eff = 1 / PROTOCOLS["LL"].efficiency
-    share = min(1.0, ll / per_peer) if per_peer > 0 else (1.0 if proto == "LL" else 0.0)
+    step = max(_lat(rt, hw, "ring", lat_proto), ls, t.step_message)
     # an all-to-all's rounds beyond the channels queue as batches (p2p_batches), and every
     # grouped operation adds its own batches to the same channels (NCCL never puts two of a
     # group's works for one peer in one batch: a new p2pEpoch each, enqueue.cc
@@ -2218,12 +2225,52 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
             tr = transport(st.transport)
             msg_first = max(msg_first,
                             st.latency + tr.per_message_overhead - tr.software_post)
-    further = max(_lat(rt, hw, "ring", proto), ls, msg_first)
+    further = max(_lat(rt, hw, "ring", lat_proto), ls, msg_first)
     fixed = (rt.kernel_floor[view.arch] + ops * step + (per_op - 1) * ops * further
              + (batches - 1) * p2p_batch_chain(view.arch)) / ops
-    time = fixed + n * t.per_byte * (1.0 + (eff - 1.0) * share)
+    if wire is not None:
+        # pairs whose LL shares differ: each pair's LL bytes cross at LL's rate, the matrix
+        # of wire bytes routed as the operation's traffic
+        total = float(wire.sum())
+        time = fixed + total * view.transfer(algorithm, op, traffic=wire / total).per_byte
+    else:
+        time = fixed + n * t.per_byte * (1.0 + (eff - 1.0) * share)
     return [Candidate(library="p2p", schedule=algorithm, protocol=proto, time=time, choice=time,
                       channels=nc, fixed=fixed)]
+
+
+def _alltoallv_pairs(rt, view, n, hw):
+    """An all-to-allv's messages pair by pair: NCCL plans each pair's send as its own message
+    (``addP2pToPlan`` per round: protocol and channels from that message's bytes), so a
+    matrix's small pairs can run LL and its large ones Simple. Returns ``(protocol, channels,
+    step protocol, wire, share)``: the largest message's protocol and channels (the ones
+    reported), the protocol whose per-step latency on ``hw`` the operation pays (the
+    slowest among the messages that carry bytes: Simple's when any runs Simple), and
+    either ``wire`` (the matrix of bytes on the wire, each pair's LL bytes counted at LL's
+    efficiency; the self copies as they are) with ``share`` None, or, where every pair that
+    carries bytes has the same LL share (a uniform matrix's), ``wire`` None and that
+    ``share`` (the all-to-all's scalar rule, exactly).
+    """
+    import numpy as np
+
+    p = view.p
+    pairs = np.asarray(view.M, dtype=float) * n
+    off = ~np.eye(p, dtype=bool)
+    sizes, where = np.unique(pairs[off], return_inverse=True)
+    plans = [_p2p_plan(rt, view, b) for b in sizes]
+    big = plans[-1]
+    busy = [pl for b, pl in zip(sizes, plans) if b > 0] or [big]
+    lat_proto = max((pl[0] for pl in busy), key=lambda pr: _lat(rt, hw, "ring", pr))
+    ll = np.array([pl[2] for pl in plans], dtype=float)
+    carried = sizes > 0
+    shares = np.minimum(1.0, ll[carried] / sizes[carried])
+    if shares.size == 0 or np.all(shares == shares[0]):
+        share = float(shares[0]) if shares.size else (1.0 if big[0] == "LL" else 0.0)
+        return big[0], big[1], lat_proto, None, share
+    eff = 1 / PROTOCOLS["LL"].efficiency
+    wire = pairs.copy()
+    wire[off] += (eff - 1.0) * np.minimum(ll[where], sizes[where])
+    return big[0], big[1], lat_proto, wire, None
 
 
 def _generic(rt, view, op, n, algorithm, ops):

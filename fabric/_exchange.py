@@ -682,9 +682,10 @@ _CYCLE_COUNTS = {
         "the cycles the dispatch's expert-id sanitize kernel schedules",
         {"sanitize_cycles": _per("one")}),
     # a barrier's per-peer loops run by one warp (lane l takes ranks l, l + 32, ...: the
-    # dispatch's send-count stores, flag stores and polls), per further lane pass
-    # (lane_passes), outside the loads the chain charges there; their first pass is in the
-    # phase's other counts (release_cycles) and the kernel floor's barrier
+    # dispatch's send-count stores, flag stores and polls; the combine's flag stores and
+    # polls), per further lane pass (lane_passes), outside the loads the chain charges there;
+    # their first pass is in the phase's other counts (release_cycles) and the kernel floor's
+    # barrier
     "lane_pass_cycles": _CycleCount(
         "the cycles a barrier's per-peer loops schedule per further lane pass",
         {"lane_pass_cycles": _per("lane_passes")}),
@@ -844,6 +845,14 @@ def _round_reads_entry_ok(entry, names):
             and len(first_late) == len(later_late))
 
 
+def _round_cycles_entry_ok(entry, names):
+    """Whether ``entry`` is a well-formed :attr:`ExchangeKernel.round_cycles` entry."""
+    if not _slot_key_ok(entry, 5):
+        return False
+    return all(isinstance(x, tuple) and len(x) == entry[1] and all(
+        not isinstance(c, bool) and isinstance(c, int) and c >= 0 for c in x) for x in entry[3:])
+
+
 #: The pulling combine's per-generation tables, each entry keyed ``(arch, top_k, input_bytes)``
 #: (one rule: well-formed entries, each key once, a pulling combine): the field, whether an
 #: entry is well formed, the entry's fields after the key and what else an entry needs (the
@@ -855,6 +864,8 @@ _SLOT_TABLES = (
      "first_min, first_full, first_late, later_min, later_full, later_late",
      ("steps (latency, count) with latency in {names} and a finite count >= 0 (first_late, "
       "later_late: one tuple of steps per later batch, as many as each other)")),
+    ("round_cycles", _round_cycles_entry_ok, "first, later",
+     "and top_k ints >= 0 each (cycles with 1 .. top_k valid slots)"),
 )
 
 
@@ -1028,6 +1039,17 @@ class ExchangeKernel:
         tuple of steps per later batch, in the order of its trip, added when it holds a valid
         slot (:meth:`round_read_latency`). Read by a scoreboard walk of the loop's SASS
         (``sources["round_reads"]``).
+    round_cycles : tuple of (str, int, int, tuple, tuple)
+        For a pulling combine, ``(arch, top_k, input_bytes, first, later)`` entries (keys as
+        ``late_pulls``): the cycles the compiled loop issues in round 1 (with the code between
+        the block's barrier and it) and in each later round beyond the loads the chain,
+        :attr:`round_reads` and the late batches' row fetch charge, for a token of ``d`` = 1 ..
+        ``top_k`` valid slots (``first[d - 1]``, ``later[d - 1]``): each the least over the slot
+        patterns of ``d`` or more valid slots and the placements of their pointer rows in the
+        constant bank (a lower bound for every token, never less for more ranks); between two
+        slot counts linear in the token's (expected) distinct ranks
+        (:meth:`round_read_latency`). Read by a scoreboard walk of the loop's SASS
+        (``sources["round_cycles"]``).
     block_per_token : bool
         Each token's whole exchange is one thread block's work (TensorRT-LLM's one block
         per token): a phase cannot move a token faster than one block's rate
@@ -1089,6 +1111,7 @@ class ExchangeKernel:
     pointer_overlap: tuple = ()
     walk_slot_bytes: int = 0
     round_reads: tuple = ()
+    round_cycles: tuple = ()
     sync_steps: tuple = ()
     qp_signals: tuple = ()
     qp_per_peer: int = 0
@@ -1314,16 +1337,18 @@ class ExchangeKernel:
         >>> k = exchange_kernel("one-sided")
         >>> t, used = k.round_read_latency(8, 2, "blackwell", 4, 8, 1.0)
         >>> round(t * 1e9, 1), sorted(p.name for p in used)[:2]
-        (1183.9, ['exchange.latency.blackwell.const_l1', 'exchange.latency.blackwell.const_l15'])
+        (1386.4, ['exchange.latency.blackwell.const_l1', 'exchange.latency.blackwell.const_l15'])
         >>> round(k.round_read_latency(8, 2, "blackwell", 4, 2, 0.0)[0] * 1e9, 1)
-        833.0
+        790.6
         >>> k.round_read_latency(8, 2, "blackwell", 0, 8, 1.0)
         (0.0, ())
         """
         row = _slot_row(self.round_reads, arch, k, input_bytes)
-        if row is None or rounds < 1:
+        spent = _slot_row(self.round_cycles, arch, k, input_bytes)
+        if (row is None and spent is None) or rounds < 1:
             return 0.0, ()
-        first_min, first_full, first_late, later_min, later_full, later_late = row
+        first_min, first_full, first_late, later_min, later_full, later_late = (
+            row if row is not None else ((), (), (), (), (), ()))
         lat = EXCHANGE_LATENCY[arch]
         v = min(max((float(distinct) - 1.0) / max(k - 1, 1), 0.0), 1.0)
         late = min(max(float(late), 0.0), float(len(first_late)))
@@ -1345,10 +1370,23 @@ class ExchangeKernel:
                 total += cost(per_batch[whole], late - whole)
             return total
 
+        def issued(per_count):
+            """The cycles of ``spent`` at the token's distinct ranks, as a step (linear
+            between the two slot counts around it)."""
+            d = min(max(float(distinct), 1.0), float(k))
+            lo = int(d)
+            hi = min(lo + 1, k)
+            return (("cycle", per_count[lo - 1] + (d - lo) * (per_count[hi - 1]
+                                                              - per_count[lo - 1])),)
+
         first = cost(first_min, 1.0 - v) + cost(first_full, v) + batches(first_late)
+        if spent is not None:
+            first += cost(issued(spent[0]))
         if rounds < 2:              # no later round: its steps neither cost nor are used
             return first, tuple(used)
         later = cost(later_min, 1.0 - v) + cost(later_full, v) + batches(later_late)
+        if spent is not None:
+            later += cost(issued(spent[1]))
         return first + (rounds - 1) * later, tuple(used)
 
     def pointer_loads(self, ranks, arch):
@@ -1772,6 +1810,12 @@ class ExchangeKernel:
                 f"rounds {fmt(l0)} .. {fmt(l1)}, late {' / '.join(fmt(b) for b in ll) or '-'}"
                 for a, k, w, f0, f1, fl, l0, l1, ll in self.round_reads), "",
                 src.get("round_reads", "")))
+        if self.round_cycles:
+            out.append(Parameter(f"{self.name}.round_cycles", "; ".join(
+                f"{a or 'any GPU'}, top-{k}, {f'{w}-B' if w else 'any'} input, 1 .. {k} valid "
+                f"slots: round 1 {'/'.join(map(str, f))}, later rounds {'/'.join(map(str, la))}"
+                for a, k, w, f, la in self.round_cycles), "cycles",
+                src.get("round_cycles", "")))
         if self.sync_steps:
             out.append(Parameter(f"{self.name}.sync_steps", ", ".join(
                 f"{n} x {c}" for n, c in self.sync_steps), "", src.get("sync_steps", "")))
@@ -1886,6 +1930,28 @@ _ROUND_READS_SOURCE = (
     "module's Parameters; ALU latencies are not priced. The walk finds the peer trips per "
     "round that late_pulls names in each build. Counted on the round's critical chain besides "
     "its peer loads: ")
+
+#: What every ``sources["round_cycles"]`` text says first (session 27, moe): the method.
+_ROUND_CYCLES_SOURCE = (
+    "Session 27 (moe; lead's decision 20:00, one count per valid-slot count): the cycles a "
+    "pulled round's compiled loop issues beyond the loads the chain, round_reads and the late "
+    "batches' row fetch charge, walked in issue order at the stall counts (session 22's method; "
+    "session 24's later rounds, session 26's round 1 with the set-up after BAR.SYNC; the builds "
+    "of those sessions, nvcc 13.0, SASS by cuobjdump 13.5) for every "
+    "one of the 128 slot patterns (slot 0 valid) and, where the kernel's per-rank pointer rows "
+    "share 64-B constant lines, every placement of the valid slots' rows, against what the "
+    "entry without its cycles charges for the same pattern (round_read_latency with the "
+    "pattern's distinct ranks and late batches; round 1 also the chain's two metadata L2 loads "
+    "and row fetch and one L1.5 fetch per late batch with a valid slot). Per count d of valid "
+    "slots the least over the patterns of d slots and the placements; the table holds for d "
+    "the least of those over d, d + 1, .., top_k valid slots, rounded down (0 below zero): "
+    "exact at d = top_k (one pattern: every token of the perfect router at EP >= top_k), a "
+    "lower bound for every token, and never less for more ranks at the same late trips (the "
+    "least pattern of a small d often holds a late batch its charge already counts, e.g. {0, 7}); "
+    "between two counts linear in the token's expected distinct ranks. Sessions 24 and 26 had "
+    "put one count, the least over every pattern, in both ends of round_reads. The walks: "
+    "notes/moe.md of session 27 (fastwalk.py = session 26's gwalk.py rules, perd.py, "
+    "place13.py). ")
 
 
 EXCHANGE_KERNELS = {k.name: k for k in (
@@ -2104,7 +2170,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 ("l2_hit", "lane_passes"), ("l2_hit", "lane_passes"),
                 ("cycle", "lane_pass_cycles")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "rounds"),
-                ("cycle", "prepare_cycles"),
+                ("cycle", "prepare_cycles"), ("cycle", "lane_pass_cycles"),
                 ("l2_hit", "one"), ("l2_hit", "one"), ("const_l15", "one"),
                 ("l2_hit", "lane_passes"))),
         pointer_overlap=(("hopper", 2),),
@@ -2328,7 +2394,23 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "batch's row fetches overlapping the first trip), so nothing is added there (a "
                 "lower bound). The combine kernel's tail after the last round is its loop test "
                 "and EXIT (the last round's STG drains unpriced). The walks: notes/moe.md of "
-                "session 26 (r1walk.py, r1walk90.py)")),
+                "session 26 (r1walk.py, r1walk90.py). Session 27: the ('cycle', 242) and "
+                "('cycle', 193) steps above left this entry for round_cycles (one count per "
+                "valid-slot count)")),
+            ("round_cycles", _ROUND_CYCLES_SOURCE + (
+                "579435f9 sm_100a (the 'blackwell' entry; round 1 0x0510-0x1290 with the set-up "
+                "after BAR.SYNC, a later round 0x0660-0x1290; the pointer rows c[0x0][0x3c0 + 64 "
+                "x rank] each on its own 64-B line, away from the output pointer's 0x380 and "
+                "the flag rows' 0x13c0 on: no placement changes a walk): round 1 323.7 / 265.2 "
+                "/ 243.7 / 245.1 / 227.6 / 207.1 / 193.6 / 360.0 cycles with 1 .. 8 valid slots "
+                "(least patterns {0} / {0, 7} / {0, 1, 7} / {0-2, 7} / {0-3, 7} / {0-3, 5, 7} / "
+                "{0-5, 7} / {0-7}), a later round 263.3 / 228.9 / 224.4 / 218.0 / 216.5 / 216.1 / 214.7 / "
+                "320.9 ({0} / {0, 7} / {0, 2, 7} / {0-2, 7} / {0-3, 7} / {0-4, 7} / {0-5, 7} / "
+                "{0-7}): the table (193 x 7, 360) and (214 x 7, 320); session 24's four patterns reproduced: 421.4 / 594.1 / 635.2 / 462.5 "
+                "beyond the trips for {0} / {0-6} / {0-7} / {0, 7}; its 242, the least of those "
+                "four, exceeded the walk for 22 of the 128 patterns, slot 7 valid and slot 6 not, "
+                "by up to 27.3 cycles). The Hopper build (sm_90a) not counted: no entry (session "
+                "26: its round-1 entry charges more than the walk for some patterns)")),
             ("release_fence", ("NVIDIA/TensorRT-LLM moeAlltoAllKernels.cu (flashinfer-ai/"
                                "flashinfer 579435f9 port): moeA2ADispatchKernel's last block "
                                "stores send_counters into every peer's recv_counters, then "
@@ -2445,7 +2527,28 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "LD.E.STRONG.SYS poll, the chain's other l2_hit lane_passes) 126.1 / 123.4 "
                 "together: sm_100a 138.1, sm_90a 143.4 a further pass; the least, 138 (the lanes' "
                 "distinct peer rows in the LDC.64 loads taken as one constant-L1 hit: a lower "
-                "bound). The walk: notes/dispatch.md of session 26 (passwalk.py)")),
+                "bound). The walk: notes/dispatch.md of session 26 (passwalk.py). The "
+                "combine's: session 27 (moe), moeA2ACombineKernel<__nv_bfloat16, BlockPolicy, 8> "
+                "of the same two builds: every block's first warp polls the peers' flags (lane l "
+                "taking ranks l, l + 32, ...) and block 0's first stores its own flag into them "
+                "before; their first pass is the kernel floor's barrier. Block 0, lane 0 walked "
+                "from the flag's load to the CCTL.IVALL before BAR.SYNC (sm_100a 0x0130-0x04c0, "
+                "sm_90a 0x0150-0x05c0) at ep ranks less the same walk at 32, for every ep 33-64 "
+                "and rank, every poll finding its flag at once (a lower bound), the LD.E.STRONG."
+                "SYS polls as trips (the chain's l2_hit lane_passes), a constant load const_l1 "
+                "when its 64-B line was read before and const_l15 when not (a row load's lanes "
+                "taken as one request): the flag-store loop's back edge (sm_100a 0x01e0-0x0240, "
+                "sm_90a 0x02e0-0x0350: the peer row's LDC.64 waited, the ST.E.STRONG.SYS) and "
+                "the poll loop's (0x0290-0x04a0 / 0x03c0-0x05a0: CS2R clock, the rank's LDC "
+                "waited (sm_100a; hoisted on sm_90a), the own row's LDC.64 waited, the poll, "
+                "ep_size's LDCU waited (sm_100a; a ULDC on sm_90a)): sm_100a 237.0 cycles a further pass at every ep (the rows of "
+                "peers 32-63, c[0x0][0x14c0-0x15bf], lie in lines no earlier load read: one "
+                "L1.5 fetch), sm_90a 123.4 at ep 33-38 (peers 32-37's rows share the line of "
+                "peers 30-31's, c[0x0][0x1340]) and 207.6 at ep >= 39; the least, 123. "
+                "TensorRT-LLM 1.3's combine (flashinfer 5e891c6b sm_100a, BF16 and FP8 "
+                "instances: the same loops, 0x0180-0x0510) 152.8 at ep 33, 237.0 beyond: "
+                "one-sided-1.3 inherits 123, a lower bound there. The walk: notes/moe.md of "
+                "session 27 (barwalk.py)")),
             ("prepare_cycles", (
                 "the dispatch's (session 26, dispatch): moeA2APrepareDispatchKernel of "
                 "flashinfer-ai/flashinfer 579435f9 (one block of ep threads) in the builds of "
@@ -2477,15 +2580,15 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         release_fence=(True, False), block_per_token=True, staging_source_bytes=2,
         cycles=({"prepare_cycles": 89, "claim_cycles": 125, "payload_cycles": (333, 25, 97, 105),
                  "release_cycles": 233, "sanitize_cycles": 164, "lane_pass_cycles": 138},
-                {"prepare_cycles": 294}),
+                {"prepare_cycles": 294, "lane_pass_cycles": 123}),
         late_pulls=(("blackwell", 8, 0, ((7,),)), ("hopper", 8, 0, ((4, 5, 6, 7),))),
         round_reads=(
             ("blackwell", 8, 0,
-             (("const_l1", 2), ("l1_hit", 1), ("const_l15", 1), ("cycle", 193)),
-             (("const_l15", 3), ("const_l1", 3), ("l1_hit", 2), ("cycle", 193)),
+             (("const_l1", 2), ("l1_hit", 1), ("const_l15", 1)),
+             (("const_l15", 3), ("const_l1", 3), ("l1_hit", 2)),
              ((("const_l1", 2),),),
-             (("l1_hit", 3), ("const_l1", 3), ("cycle", 242)),
-             (("l1_hit", 4), ("const_l1", 6), ("cycle", 242)),
+             (("l1_hit", 3), ("const_l1", 3)),
+             (("l1_hit", 4), ("const_l1", 6)),
              ((("const_l1", 3),),)),
             ("hopper", 8, 0,
              (("l1_hit", 2),),
@@ -2494,6 +2597,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
              (("l1_hit", 4), ("const_l1", 1)),
              (("l1_hit", 4), ("const_l1", 2)),
              ((("l1_hit", 2), ("const_l1", 5)),))),
+        round_cycles=(("blackwell", 8, 0, (193, 193, 193, 193, 193, 193, 193, 360),
+                       (214, 214, 214, 214, 214, 214, 214, 320)),),
     ),
     ExchangeKernel(
         "pplx", dedup="expert", forwarding=False, scale_out=True, pipelined=True,
@@ -3111,27 +3216,50 @@ def _one_sided_1_3():
         "least 189.9 cycles more than charged over the 128 patterns ({0, 4}; 218.9 with every "
         "row an L1.5 fetch): ('cycle', 189) in first_min and first_full; FP8 then falls below its "
         "charge ({0, 1, 7}: -95.9): nothing added. The sm_90a loops not walked. The walks: "
-        "notes/moe.md of session 26 (gwalk.py, cfg13.py)")
+        "notes/moe.md of session 26 (gwalk.py, cfg13.py). Session 27: the ('cycle', 372), "
+        "('cycle', 226) and ('cycle', 189) steps left these entries for round_cycles (one "
+        "count per valid-slot count)")
+    src["round_cycles"] = _ROUND_CYCLES_SOURCE + (
+        "5e891c6b sm_100a (session 26's build; moeA2ACombineKernel<T, 8, false, 0, 0>). Later "
+        "rounds (rows re-read from the constant L1: no placement changes a walk): BF16 "
+        "(0x06d0-0x1fc0) 539.3 / 372.6 / 400.3 / 423.0 / 453.7 / 493.1 / 545.2 / 600.6 cycles "
+        "with 1 .. 8 valid slots ({0} / {0, 4} / {0, 3, 4} / {0, 2-4} / {0, 2-5} / {0-5} / "
+        "{0-5, 7} / {0-7}); FP8 (0x0710-0x45a0) 873.3 / 406.5 / 226.7 / 362.7 / 492.1 / 632.5 / "
+        "790.9 / 976.3 ({0} / {0, 7} / {0, 1, 7} / {0, 1, 4, 5} / {0, 1, 4, 5, 7} / {0, 1, 4-7} "
+        "/ {0-2, 4-7} / {0-7}). Round 1 with the set-up after BAR.SYNC (0x0570 on): the pointer "
+        "rows lie 48 B apart, c[0x0][0x3b8 + 48 x rank] (CombineKernelPointers, kMaxPayloads 6), "
+        "so the walk depends on which ranks hold the valid slots: rank 0's row lies on the "
+        "output pointer's line 0x380 (read in the set-up; review S27-R1), rank 63's on line "
+        "0xf80 with completion_flags[0] (0xfb8), which block 0's flag-store loop reads before "
+        "BAR.SYNC (present), ranks 4m+3 and 4m+4 share a line, every other row is alone; over "
+        "every placement (at most one slot on rank 0, at most one on rank 63, the others matched "
+        "maximally into line-sharing pairs: a pair of two lone rows only lowers the walk): BF16 "
+        "451.5 / 105.7 / 178.6 / 194.6 / 214.7 / 241.7 / 283.1 / 327.8 (d = 2: {0, 4}, slot 0 on "
+        "rank 0 and slot 4 on rank 63); FP8 971.7 / 252.3 / -95.9 / 36.1 / 169.5 / 309.9 / "
+        "552.5 / 737.9 (d = 3: {0, 1, 7}). The tables: BF16 round 1 (105, 105, 178, 194, 214, "
+        "241, 283, 327), later (372, 372, 400, 423, 453, 493, 545, 600); FP8 round 1 (0, 0, 0, "
+        "36, 169, 309, 552, 737), later (226, 226, 226, 362, 492, 632, 790, 976). Session 26's round-1 count 189 (BF16) took "
+        "every row after the first as a constant-L1 hit but not rank 0's row on the output "
+        "pointer's line: not the least (review S27-R1). The sm_90a loops not walked: no entry")
     return dataclasses.replace(base, name="one-sided-1.3", sources=tuple(src.items()),
                                late_pulls=(("blackwell", 8, 0, ((1, 4, 5, 6, 7),)),
                                            ("blackwell", 8, 1, ((1, 2, 3), (4, 5, 6, 7))),
                                            ("hopper", 8, 2, ((1, 2, 3, 4, 5, 6, 7),))),
                                round_reads=(
                                    ("blackwell", 8, 0,
-                                    (("l1_hit", 1), ("const_l1", 1), ("cycle", 189)),
-                                    (("const_l15", 1), ("l1_hit", 1), ("const_l1", 1),
-                                     ("cycle", 189)),
+                                    (("l1_hit", 1), ("const_l1", 1)),
+                                    (("const_l15", 1), ("l1_hit", 1), ("const_l1", 1)),
                                     ((("const_l15", 1), ("l1_hit", 2)),),
-                                    (("l1_hit", 3), ("const_l1", 2), ("cycle", 372)),
-                                    (("l1_hit", 2), ("const_l1", 5), ("cycle", 372)),
+                                    (("l1_hit", 3), ("const_l1", 2)),
+                                    (("l1_hit", 2), ("const_l1", 5)),
                                     ((("l1_hit", 2), ("const_l1", 2)),)),
                                    ("blackwell", 8, 1,
                                     (("const_l1", 2), ("l1_hit", 3)),
                                     (("const_l1", 2), ("l1_hit", 3)),
                                     ((("const_l1", 3), ("const_l15", 2), ("l1_hit", 3)),
                                      (("const_l1", 3), ("const_l15", 2), ("l1_hit", 2))),
-                                    (("l1_hit", 5), ("const_l1", 3), ("cycle", 226)),
-                                    (("l1_hit", 5), ("const_l1", 3), ("cycle", 226)),
+                                    (("l1_hit", 5), ("const_l1", 3)),
+                                    (("l1_hit", 5), ("const_l1", 3)),
                                     ((("l1_hit", 3), ("const_l1", 6)),
                                      (("l1_hit", 2), ("const_l1", 6)))),
                                    ("hopper", 8, 2,
@@ -3146,7 +3274,12 @@ def _one_sided_1_3():
                                     (),
                                     (("l1_hit", 2), ("const_l1", 2)),
                                     (("l1_hit", 4), ("const_l1", 6)),
-                                    ())))
+                                    ())),
+                               round_cycles=(
+                                   ("blackwell", 8, 0, (105, 105, 178, 194, 214, 241, 283, 327),
+                                    (372, 372, 400, 423, 453, 493, 545, 600)),
+                                   ("blackwell", 8, 1, (0, 0, 0, 36, 169, 309, 552, 737),
+                                    (226, 226, 226, 362, 492, 632, 790, 976))))
 
 
 EXCHANGE_KERNELS["one-sided-1.3"] = _one_sided_1_3()

@@ -161,6 +161,22 @@ class Failures:
             out.append(f"; the failures leave no path between them: {_and(_few(what))} failed")
         return "".join(out)
 
+    def inside(self, nodes):
+        """What failed among ``nodes``, named as :meth:`explain` names it: the failed links
+        with both ends in ``nodes`` and the failed nodes in it (at most four items, then
+        ``"k more"``); ``""`` when none did.
+
+        >>> Failures(links=[("chip0", "sw0"), ("chip9", "sw1")], nodes=["sw2"]).inside(
+        ...     {"chip0", "sw0", "sw2"})
+        'link chip0-sw0 and node sw2'
+        >>> Failures(links=[("chip9", "sw1")]).inside({"chip0", "sw0"})
+        ''
+        """
+        nodes = set(nodes)
+        what = [f"link {a}-{b}" for a, b in self.links if a in nodes and b in nodes]
+        what += [f"node {n}" for n in self.nodes if n in nodes]
+        return _and(_few(what)) if what else ""
+
     def _island_index(self):
         """Live chip -> the index of its group in :attr:`islands` (cached)."""
         got = self.__dict__.get("_islanded")

@@ -11,21 +11,34 @@ for uniform routing (``analysis.expert_reach`` for the others); every pair's byt
 ``routing_brute.policy_paths``, evenly over them, or hop by hop in proportion to the links'
 bandwidth where the router is weighted (switched fabrics); a link's time is its bytes over its
 bandwidth at the load/store payload fraction (scale-up) or the NIC efficiency (network: the
-busiest NIC port, or a routed link busier than every port). Used by
+busiest NIC port, or a routed link busier than every port). And the draws of those tests:
+:func:`degraded` (a fabric with failed links, a failed chip, failed lanes) and :func:`ep_group`
+(EP ranks filling their load/store domains equally). Used by
 tests/test_ibgda_s26_exchange_brute.py and tests/test_ibgda_s27_sources.py.
 """
 import itertools
 import math
 
 import networkx as nx
+import pytest
+from hypothesis import strategies as st
 from routing_brute import policy_paths
 
 from analysis import expert_reach
 from analysis._moe_exchange import _link_efficiency
-from fabric import EXCHANGE_NIC_EFFICIENCY, TECHNOLOGIES
+from fabric import EXCHANGE_NIC_EFFICIENCY, TECHNOLOGIES, FabricError
 from fabric import transport as get_transport
 
 MESSAGE = {n for n, t in TECHNOLOGIES.items() if t.carries == "messages"}
+# the fabric families and shapes drawn (rail with and without PIX NICs, RoCE, several spines;
+# DGX H100's NVSwitch bundles; fat tree; oversubscribed leaf/spine; dragonfly; an 8-GPU switch of
+# two planes; hypermesh; torus; GB200 rail)
+SPECS = ("rail:servers=2,gpus=4,chip=h100", "rail:servers=3,gpus=2,chip=h100",
+         "rail:servers=4,gpus=2,spines=2,chip=h100", "rail:servers=2,gpus=4,chip=h100,pix=2",
+         "rail:servers=2,gpus=4,chip=h100,nic=roce-400g", "rail:servers=2,gpus=4,chip=gb200",
+         "dgx-h100", "fattree:k=4,chip=h100", "leafspine:k=4,over=3,chip=h100",
+         "dragonfly:h=1,chip=h100", "switch:8,planes=2,chip=h100", "hypermesh:2x4,chip=h100",
+         "torus:4x4,chip=h100")
 KERNELS = ("pplx", "deepep-low-latency", "deepep-normal", "ncclep-low-latency", "one-sided")
 PER_EXPERT = ("deepep-low-latency", "ncclep-low-latency", "pplx")
 E, K = 256, 8          # deepseek-v3's routed experts and experts per token
@@ -40,6 +53,43 @@ def domains(g):
                      if "nic" not in (G.nodes[u]["kind"], G.nodes[v]["kind"])
                      and (d.get("tech") or "") not in MESSAGE)
     return {n: i for i, comp in enumerate(nx.connected_components(H)) for n in comp}
+
+
+@st.composite
+def degraded(draw, f, links=3, chips=1, lanes=2):
+    """``f`` with up to ``links`` failed links, ``chips`` failed chips and ``lanes`` failed lanes
+    of its bundles (less what a drawn chip takes with it); ``f`` itself where the failure model
+    refuses the draw."""
+    edges = sorted(f.graph.edges(), key=str)
+    cut = draw(st.lists(st.sampled_from(edges), max_size=links, unique_by=frozenset))
+    dead = draw(st.lists(st.sampled_from(list(f.endpoints)), max_size=chips))
+    cut = [e for e in cut if not set(e) & set(dead)]
+    bundles = [e for e in edges if f.graph.edges[e].get("lanes", 1) > 1
+               and not set(e) & set(dead) and frozenset(e) not in map(frozenset, cut)]
+    thin = draw(st.lists(st.sampled_from(bundles), max_size=lanes, unique_by=frozenset)) \
+        if bundles else []
+    if cut or dead or thin:
+        try:
+            return f.without(links=cut, chips=dead, lanes=thin)
+        except FabricError:
+            return f
+    return f
+
+
+@st.composite
+def ep_group(draw, g, mixed=True):
+    """EP ranks of ``g``: one to all of its load/store domains in a drawn order, the same drawn
+    number of chips from each (the routing model's equal fill), in domain order or, with
+    ``mixed``, in a drawn order."""
+    lab = domains(g)
+    by = {}
+    for c in g.endpoints:
+        by.setdefault(lab[c], []).append(c)
+    doms = draw(st.permutations(sorted(by)))
+    doms = doms[:len(doms) - draw(st.integers(0, len(doms) - 1))]     # all of them first
+    per = draw(st.integers(1, min(len(by[d]) for d in doms)))
+    chips = [c for d in doms for c in draw(st.permutations(by[d]))[:per]]
+    return list(draw(st.permutations(chips))) if mixed else chips
 
 
 def _miss(total, subset, k):
@@ -168,3 +218,22 @@ def stage_times(g, links, nics, net_links):
     routed = max((b / (float(G.edges[e]["bandwidth"]) * eff) for e, b in net_links.items()),
                  default=0.0)
     return up_t, (routed if routed > ports * (1 + 1e-9) else ports)
+
+
+def assert_model_is_brute_force(r, g, chips, up, net):
+    """``analysis.moe_exchange``'s result ``r`` against the dispatch pairs ``up``, ``net``
+    (:func:`pairs`): its link and NIC bytes, its dispatch's scale-up and network times, and its
+    combine's, the pairs sent back (:func:`reverse`) at the combine's bytes."""
+    links, nics, net_links = loads(g, chips, up, net)
+    assert set(r.link_bytes) == set(links)
+    for e, b in links.items():
+        assert r.link_bytes[e] == pytest.approx(b, rel=1e-9)
+    assert set(r.nic_bytes) == set(nics)
+    for n, (sent, recv) in nics.items():
+        assert r.nic_bytes[n] == pytest.approx((sent, recv), rel=1e-9)
+    scale = r.combine_bytes / r.dispatch_bytes
+    back = stage_times(g, *loads(g, chips, reverse(up), reverse(net)))
+    for ph, (up_t, net_t), s in ((r.dispatch_phase, stage_times(g, links, nics, net_links), 1),
+                                 (r.combine_phase, back, scale)):
+        assert ph.scaleup == pytest.approx(up_t * s, rel=1e-9, abs=1e-18)
+        assert ph.network == pytest.approx(net_t * s, rel=1e-9, abs=1e-18)

@@ -120,7 +120,8 @@ _A2A_COLLECTOR = dataclasses.replace(
     # the dispatch chain without the sanitize kernel's counter read and cycles
     chain=(_ONE_SIDED_D[:_ONE_SIDED_D.index(("cycle", "sanitize_cycles")) - 1]
            + _ONE_SIDED_D[_ONE_SIDED_D.index(("cycle", "sanitize_cycles")) + 1:],
-           (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "one"), ("const_l15", "one"),
+           (("l2_hit", "one"), ("cycle", "lane_pass_cycles"), ("l2_hit", "one"),
+            ("l2_hit", "one"), ("const_l15", "one"),
             ("l2_hit", "lane_passes")))).with_cycles(0, sanitize_cycles=0)
 
 
@@ -648,13 +649,17 @@ KNOWN_MISSES = {
     # aic-trtllm-ep2-bs1-nvfp4-combine left in session 24 (27.6% -> 24.0%: the pulled rounds'
     # issue cycles beyond their loads, counted from the compiled kernel)
     # aic-trtllm-ep4-bs1-nvfp4-combine left in session 26 (26.2% -> 24.8%: round 1's and its
-    # set-up's issue cycles and the output row's L1.5 fetch, counted from the compiled kernel)
+    # set-up's issue cycles and the output row's L1.5 fetch, counted from the compiled kernel) and
+    # is back in session 27 (24.8% -> 25.2%, moved away by a count: a later round's issue cycles
+    # are the least over the patterns of 4 or more valid slots, 214, where session 24 charged 242,
+    # the least of four patterns, which exceeded the walk for 22 of the 128)
     **{f"aic-trtllm-ep{ep}-bs{bs}-nvfp4-{ph}": (_AIC_TRAY if bs <= 16 else _AIC_BATCH)
        for ep in (2, 4, 8) for bs in (1, 16, 128, 2048) for ph in ("dispatch", "combine")
        if (ep, bs, ph) not in ((2, 2048, "combine"), (4, 2048, "dispatch"),
                                (4, 2048, "combine"), (8, 2048, "dispatch"), (8, 2048, "combine"),
-                               (8, 1, "combine"), (2, 1, "combine"), (4, 1, "combine"))},
-    "fi3697-trtllm-ep32-bs1-bf16-combine": _FLOOR,
+                               (8, 1, "combine"), (2, 1, "combine"))},
+    # fi3697-trtllm-ep32-bs1-bf16-combine left in session 27 (27.0% -> 24.7%: the rounds' issue
+    # cycles per valid-slot count, round_cycles, counted from the compiled kernel)
     # session 23: 4.1% -> 27.2% (17.24 -> 14.12 us), moved away by a count: at one token the
     # perfect router puts slot 0 on the own rank, and 1.3's FP8 round waits for slot 0 alone
     # before slots 1-3 (analysis._moe_exchange._round_wait): an L2 hit, not a peer trip

@@ -227,12 +227,15 @@ KNOWN_MISSES = {
                               "later round (3 later rounds), add 0.37 us: 21.5 us; "
                               "session 25, the staging kernel's (prepare_cycles), 0.15 us: "
                               "21.65 us; session 26, round 1's (with the set-up after the barrier: "
-                              "193 cycles and the output row's L1.5 fetch), 0.15 us: 21.8 us",
-    "trtllm-ep8-bs16-combine": "as bs1: 22.2 us modelled (the CUPTI span less the floor's graph "
+                              "193 cycles and the output row's L1.5 fetch), 0.15 us: 21.8 us; session 27, those issue "
+                              "cycles per number of valid slots (all 8 here: 360 in round 1, "
+                              "320 a later round), 0.20 us: 22.0 us",
+    "trtllm-ep8-bs16-combine": "as bs1: 22.4 us modelled (the CUPTI span less the floor's graph "
                                "gap; two peer round trips per pulled round, session 17; the "
                                "loop's other loads per round, session 22; its issue cycles "
-                               "beyond them, session 24; round 1's, session 26) against ~33 us "
-                               "measured (barrier-off: 32.2 us)",
+                               "beyond them, session 24, per valid-slot count since session 27; "
+                               "round 1's, session 26) against ~33 us measured (barrier-off: "
+                               "32.2 us)",
     # trtllm-ep8-bs128-combine left in session 25 (35.2% -> 34.5%: the staging kernel's issue
     # cycles beyond its loads, prepare_cycles, counted from the compiled kernel); still ~10 us
     # fast: the combine's work outside the barrier at 128 tokens is ~10 us above the dispatch's

@@ -593,31 +593,25 @@ def _rotation_late_valid(ep, k, slot):
 #: The scoreboard walk's totals per round of each compiled combine loop (session 22; the source
 #: texts of ``round_reads``): (later rounds, round 1) x (only slot 0 valid, the first batch
 #: valid, then each later batch valid in turn), as counts of l2_hit / const_l15 / const_l1 /
-#: l1_hit on the round's critical chain besides its peer loads, and (session 24) the cycles
-#: the compiled loop issues beyond them in a later round of the sm_100a one-sided build;
-#: (session 26) its round 1 with the set-up after the barrier: the output row's L1.5 fetch
-#: (one more c15) and 193 cycles; and TensorRT-LLM 1.3's sm_100a later rounds: 372 cycles (BF16)
-#: and 226 (FP8), its BF16 round 1: 189.
+#: l1_hit on the round's critical chain besides its peer loads; (session 26) blog18's round 1
+#: with the set-up after the barrier: the output row's L1.5 fetch (one more c15). The cycles the
+#: compiled loops issue beyond them (sessions 24 and 26; per valid-slot count since session 27):
+#: _CYCLES below.
 _WALK = {
     ("one-sided", "blackwell", 2): (
-        ({"l1": 3, "c1": 3, "cy": 242}, {"l1": 4, "c1": 6, "cy": 242},
-         {"l1": 4, "c1": 9, "cy": 242}),
-        ({"l2": 2, "c15": 2, "c1": 2, "l1": 1, "cy": 193},
-         {"l2": 2, "c15": 4, "c1": 3, "l1": 2, "cy": 193},
-         {"l2": 2, "c15": 5, "c1": 5, "l1": 2, "cy": 193})),
+        ({"l1": 3, "c1": 3}, {"l1": 4, "c1": 6}, {"l1": 4, "c1": 9}),
+        ({"l2": 2, "c15": 2, "c1": 2, "l1": 1}, {"l2": 2, "c15": 4, "c1": 3, "l1": 2},
+         {"l2": 2, "c15": 5, "c1": 5, "l1": 2})),
     ("one-sided", "hopper", 2): (
         ({"l1": 4, "c1": 1}, {"l1": 4, "c1": 2}, {"l1": 6, "c1": 7}),
         ({"l2": 2, "c15": 1, "l1": 2}, {"l2": 2, "c15": 2, "l1": 2},
          {"l2": 2, "c15": 5, "c1": 2, "l1": 3})),
     ("one-sided-1.3", "blackwell", 2): (
-        ({"l1": 3, "c1": 2, "cy": 372}, {"l1": 2, "c1": 5, "cy": 372},
-         {"l1": 4, "c1": 7, "cy": 372}),
-        ({"l2": 2, "c15": 1, "l1": 1, "c1": 1, "cy": 189},
-         {"l2": 2, "c15": 2, "l1": 1, "c1": 1, "cy": 189},
-         {"l2": 2, "c15": 4, "l1": 3, "c1": 1, "cy": 189})),
+        ({"l1": 3, "c1": 2}, {"l1": 2, "c1": 5}, {"l1": 4, "c1": 7}),
+        ({"l2": 2, "c15": 1, "l1": 1, "c1": 1}, {"l2": 2, "c15": 2, "l1": 1, "c1": 1},
+         {"l2": 2, "c15": 4, "l1": 3, "c1": 1})),
     ("one-sided-1.3", "blackwell", 1): (
-        ({"l1": 5, "c1": 3, "cy": 226}, {"l1": 5, "c1": 3, "cy": 226},
-         {"l1": 8, "c1": 9, "cy": 226}, {"l1": 10, "c1": 15, "cy": 226}),
+        ({"l1": 5, "c1": 3}, {"l1": 5, "c1": 3}, {"l1": 8, "c1": 9}, {"l1": 10, "c1": 15}),
         ({"l2": 2, "c1": 2, "c15": 1, "l1": 3}, {"l2": 2, "c1": 2, "c15": 1, "l1": 3},
          {"l2": 2, "c1": 5, "c15": 4, "l1": 6}, {"l2": 2, "c1": 8, "c15": 7, "l1": 8})),
 }
@@ -627,8 +621,18 @@ _WALK[("one-sided-1.3", "hopper", 2)] = (
 _WALK[("one-sided-1.3", "hopper", 1)] = (
     ({"l1": 2, "c1": 2}, {"l1": 4, "c1": 6}),
     ({"l2": 2, "c15": 2}, {"l2": 2, "c15": 6, "l1": 2}))
-_WALK_NAMES = {"l2": "l2_hit", "c15": "const_l15", "c1": "const_l1", "l1": "l1_hit",
-               "cy": "cycle"}
+_WALK_NAMES = {"l2": "l2_hit", "c15": "const_l15", "c1": "const_l1", "l1": "l1_hit"}
+#: (session 27) the cycles the compiled loops issue beyond those loads, per count of valid slots
+#: 1 .. 8 (the least over the patterns of that many or more slots and the pointer rows'
+#: placements; notes/moe.md of session 27): (round 1, a later round)
+_CYCLES = {
+    ("one-sided", "blackwell", 2): ((193, 193, 193, 193, 193, 193, 193, 360),
+                                    (214, 214, 214, 214, 214, 214, 214, 320)),
+    ("one-sided-1.3", "blackwell", 2): ((105, 105, 178, 194, 214, 241, 283, 327),
+                                        (372, 372, 400, 423, 453, 493, 545, 600)),
+    ("one-sided-1.3", "blackwell", 1): ((0, 0, 0, 36, 169, 309, 552, 737),
+                                        (226, 226, 226, 362, 492, 632, 790, 976)),
+}
 
 
 def _round_reads_ref(kernel, arch, element, rounds, distinct, late):
@@ -645,11 +649,17 @@ def _round_reads_ref(kernel, arch, element, rounds, distinct, late):
         return sum(n * lat[_WALK_NAMES[key]].value for key, n in counts.items())
 
     v = min(max((distinct - 1) / 7, 0.0), 1.0)
+    d = min(max(distinct, 1.0), 8.0)
     total = 0.0
-    for walk, times in zip(_WALK[(kernel, arch, element)], (rounds - 1, 1)):
+    for i, (walk, times) in enumerate(zip(_WALK[(kernel, arch, element)], (rounds - 1, 1))):
         t = (1 - v) * cost(walk[0]) + v * cost(walk[1])
         for j in range(len(walk) - 2):
             t += min(max(late - j, 0.0), 1.0) * (cost(walk[j + 2]) - cost(walk[j + 1]))
+        if (kernel, arch, element) in _CYCLES:
+            per = _CYCLES[(kernel, arch, element)][1 - i]
+            lo = int(d)
+            cyc = per[lo - 1] + (d - lo) * (per[min(lo, 7)] - per[lo - 1])
+            t += cyc * lat["cycle"].value
         total += times * t
     charged = 2 * lat["l2_hit"].value + (1 + late) * lat["const_l15"].value
     return total - charged
@@ -767,7 +777,8 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True, together=1):
     333 a payload plus 25 per pointer-row wait after its first, 97 per round after a payload's
     first and 105 once. Session 26 (the same builds): the dispatch's prepare kernel 89 cycles,
     its last block from the copy's barrier to the release fence 233, the sanitize kernel 164,
-    each once, and its per-peer loops 138 per further lane pass."""
+    each once, and its per-peer loops 138 per further lane pass; session 27: the combine
+    barrier's two loops 123 per further lane pass."""
     first = table["hbm_load" if l2_flushed else "l2_hit"].value
     targets = len({(0 * k + j + 0) % ep for j in range(k)})     # token 0 of rank 0
     waits = _pointer_groups([(0 * k + j + 0) % ep for j in range(k)], together)
@@ -796,7 +807,7 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True, together=1):
                + 2 * table["l2_hit"].value + table["const_l15"].value)
     passes = _warp_loop_passes(ep) - 1
     return (dispatch + passes * (2 * table["l2_hit"].value + 138 * table["cycle"].value),
-            combine + passes * table["l2_hit"].value)
+            combine + passes * (table["l2_hit"].value + 123 * table["cycle"].value))
 
 
 @settings(max_examples=14, deadline=None)
@@ -1810,16 +1821,17 @@ def test_one_sided_chain_counts_the_barriers_lane_passes(ep, arch, ranks, rounds
     """moeAlltoAllKernels.cu runs both barriers' per-peer work in one warp (lane l takes
     peers l, l + 32, ...): each pass beyond the first (the floor and the single counter read
     hold it) adds the dispatch's counter load and flag poll and the combine's flag poll, one
-    L2 latency each, and in the dispatch the 138 cycles its three loops issue a further pass
-    (session 26, lane_pass_cycles). Against the brute-force lane loop, for any EP size up to
+    L2 latency each, and the cycles the loops issue a further pass (lane_pass_cycles): the
+    dispatch's three 138 (session 26), the combine's two 123 (session 27). Against the
+    brute-force lane loop, for any EP size up to
     TensorRT-LLM's MAX_RANKS (128) and either generation."""
     from fabric._exchange import lane_passes
     k = exchange_kernel("one-sided")
     extra = _warp_loop_passes(ep) - 1
     assert lane_passes(ep) == extra
     l2 = EXCHANGE_LATENCY[arch]["l2_hit"].value
-    cycles = 138 * EXCHANGE_LATENCY[arch]["cycle"].value
-    for phase, per_pass in ((0, 2 * l2 + cycles), (1, l2)):
+    cyc = EXCHANGE_LATENCY[arch]["cycle"].value
+    for phase, per_pass in ((0, 2 * l2 + 138 * cyc), (1, l2 + 123 * cyc)):
         base, _ = k.chain_latency(phase, arch, ranks, rounds, flushed)
         t, used = k.chain_latency(phase, arch, ranks, rounds, flushed, ep=ep)
         assert t - base == pytest.approx(per_pass * extra, abs=1e-15)
@@ -1849,17 +1861,18 @@ def test_one_sided_ep64_pays_one_more_lane_pass_than_ep32(tokens):
     """On GB200 NVL72 with the perfect router the phases at EP32 and EP64 share every term at
     a given batch but the barriers' lane passes and the links' load: EP64 is one pass more, so
     its chain is 2 L2 latencies and the loops' 138 cycles (session 26) longer in the dispatch
-    and 1 L2 latency in the combine."""
+    and 1 L2 latency and the loops' 123 cycles (session 27) in the combine."""
     f = fidelity_moe.nvl72()
     kw = {"dispatch_bytes": 2, "combine_bytes": 2, "routing": "balanced"}
     r32 = moe_exchange(f, "deepseek-v3", tokens, 32, kernel="one-sided", **kw)
     r64 = moe_exchange(f, "deepseek-v3", tokens, 64, kernel="one-sided", **kw)
     l2 = EXCHANGE_LATENCY["blackwell"]["l2_hit"].value
-    d = 2 * l2 + 138 * EXCHANGE_LATENCY["blackwell"]["cycle"].value
+    cyc = EXCHANGE_LATENCY["blackwell"]["cycle"].value
+    d, c = 2 * l2 + 138 * cyc, l2 + 123 * cyc
     assert r64.dispatch_phase.chain - r32.dispatch_phase.chain == pytest.approx(d, rel=1e-9)
-    assert r64.combine_phase.chain - r32.combine_phase.chain == pytest.approx(l2, rel=1e-9)
+    assert r64.combine_phase.chain - r32.combine_phase.chain == pytest.approx(c, rel=1e-9)
     assert r64.dispatch_phase.fixed - r32.dispatch_phase.fixed == pytest.approx(d, rel=1e-9)
-    assert r64.combine_phase.fixed - r32.combine_phase.fixed == pytest.approx(l2, rel=1e-9)
+    assert r64.combine_phase.fixed - r32.combine_phase.fixed == pytest.approx(c, rel=1e-9)
 
 
 @pytest.mark.parametrize("ep,phase", [(2, "dispatch"), (4, "combine"), (8, "dispatch")])
@@ -2070,7 +2083,7 @@ def test_top8_pulled_round_pays_a_second_round_trip_for_a_valid_last_slot(ep, to
         f = f.without(links=[(a, min(f.graph.neighbors(a), key=str))])
     kw = {"dispatch_bytes": 2, "combine_bytes": element, "routing": routing}
     # the trips alone: the loop's other per-round loads (round_reads) are tested apart
-    k = dataclasses.replace(exchange_kernel("one-sided"), round_reads=())
+    k = dataclasses.replace(exchange_kernel("one-sided"), round_reads=(), round_cycles=())
     r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel=k, **kw)
     r0 = moe_exchange(f, "deepseek-v3", tokens, ep,
                       kernel=dataclasses.replace(k, late_pulls=()), **kw)
@@ -2208,7 +2221,7 @@ def test_trtllm_1_3_combine_round_trips_by_input_width(element, trips):
     f = fidelity_moe.nvl72()
     kw = {"dispatch_bytes": (0.5, 1 / 16), "combine_bytes": element, "routing": "balanced"}
     # the trips alone: the loops' other per-round loads (round_reads) are tested apart
-    k13, k = (dataclasses.replace(exchange_kernel(n), round_reads=())
+    k13, k = (dataclasses.replace(exchange_kernel(n), round_reads=(), round_cycles=())
               for n in ("one-sided-1.3", "one-sided"))
     new = moe_exchange(f, "deepseek-v3", 1, 32, kernel=k13, **kw)
     old = moe_exchange(f, "deepseek-v3", 1, 32, kernel=k, **kw)
@@ -2247,7 +2260,7 @@ def test_hopper_round_waits_for_slots_4_to_7(ep, routing):
     f = fidelity_moe.h800_nodes(1)
     kw = {"dispatch_bytes": 2, "combine_bytes": 2, "routing": routing}
     # the trips alone: the loop's other per-round loads (round_reads) are tested apart
-    k = dataclasses.replace(exchange_kernel("one-sided"), round_reads=())
+    k = dataclasses.replace(exchange_kernel("one-sided"), round_reads=(), round_cycles=())
     tokens = 2
     r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel=k, **kw)
     flat = moe_exchange(f, "deepseek-v3", tokens, ep,
@@ -2302,7 +2315,7 @@ def test_trtllm_1_3_combine_on_hopper(element, routing):
     f = fidelity_moe.h800_nodes(1)
     ep, tokens = 8, 2
     kw = {"dispatch_bytes": 2, "combine_bytes": element, "routing": routing}
-    k13 = dataclasses.replace(k13, round_reads=())   # the trips alone: round_reads tested apart
+    k13 = dataclasses.replace(k13, round_reads=(), round_cycles=())   # the trips alone
     r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel=k13, **kw)
     flat = moe_exchange(f, "deepseek-v3", tokens, ep,
                         kernel=dataclasses.replace(k13, late_pulls=()), **kw)
@@ -2366,27 +2379,28 @@ def test_round_reads_move_the_blog18_one_token_combine():
     """blog18's combine at EP8 and one token on GB200 (perfect router: 8 distinct ranks, slot 7
     valid, 4 rounds): beyond its peer trips and what was charged before, the walk's chains add
     2 const_l15 + 5 const_l1 + 2 l1_hit in round 1 and 9 const_l1 + 4 l1_hit in each later
-    round, 666.7 ns to the pull, and (session 24) 242 cycles in each later round the compiled
-    loop issues beyond those loads, 366.7 ns more, and (session 26) round 1's with its set-up
-    after the barrier (the output row's const_l15 and 193 cycles), 150.5 ns more; the
+    round, 666.7 ns to the pull, and (session 26) the output row's const_l15 in round 1, 53.0 ns
+    more; and the cycles the compiled loop issues beyond those loads with all 8 slots valid
+    (session 27's round_cycles: 360 in round 1, 320 in each later round), 666.7 ns more; the
     dispatch, the EP2 combine's late part (slot 7 repeats a rank) and a kernel without the
-    entry are unchanged. The trtllm-ep8-bs1-combine row moves by the same amount."""
+    entries are unchanged. The trtllm-ep8-bs1-combine row moves by the same amount."""
     f = fidelity_moe.nvl72()
     kw = {"dispatch_bytes": 2, "combine_bytes": 2, "routing": "balanced"}
     k = exchange_kernel("one-sided")
-    bare = dataclasses.replace(k, round_reads=())
+    bare = dataclasses.replace(k, round_reads=(), round_cycles=())
     r, r0 = (moe_exchange(f, "deepseek-v3", 1, 8, kernel=x, **kw) for x in (k, bare))
     lat = EXCHANGE_LATENCY["blackwell"]
     want = (3 * lat["const_l15"].value + 5 * lat["const_l1"].value + 2 * lat["l1_hit"].value
-            + 193 * lat["cycle"].value
+            + 360 * lat["cycle"].value
             + 3 * (9 * lat["const_l1"].value + 4 * lat["l1_hit"].value
-                   + 242 * lat["cycle"].value))
+                   + 320 * lat["cycle"].value))
     assert r.combine_phase.pull_latency - r0.combine_phase.pull_latency == pytest.approx(
         want, rel=1e-12)
-    assert round(want * 1e9, 1) == 1183.9          # 666.7 before session 24, 1033.4 before 26
+    # 666.7 before session 24, 1033.4 before 26, 1183.9 before 27
+    assert round(want * 1e9, 1) == 1386.4
     assert r.combine - r0.combine == pytest.approx(want, rel=1e-9)
     assert r.dispatch == r0.dispatch
-    assert "one-sided.round_reads" in {p.name for p in r.parameters}
+    assert {"one-sided.round_reads", "one-sided.round_cycles"} <= {p.name for p in r.parameters}
     assert "one-sided.round_reads" not in {p.name for p in r0.parameters}
     row, _ = fidelity_moe.CASES["trtllm-ep8-bs1-combine"]({"gpus": 8})
     assert row == pytest.approx(fidelity_moe.kernel_span(r.combine, f) * 1e6, rel=1e-12)
@@ -2425,7 +2439,7 @@ def test_round_reads_profile_is_validated_and_sourced():
     with pytest.raises(ValueError, match="round_reads needs a pulling combine"):
         dataclasses.replace(exchange_kernel("pplx"), round_reads=(ok,))
     # an empty entry prices nothing; a top-4 token has no entry
-    e = dataclasses.replace(k, round_reads=(ok,))
+    e = dataclasses.replace(k, round_reads=(ok,), round_cycles=())
     assert e.round_read_latency(8, 2, "blackwell", 4, 8, 1.0) == (0.0, ())
     assert k.round_read_latency(4, 2, "blackwell", 4, 4, 0.0) == (0.0, ())
 

@@ -8,9 +8,11 @@ row's address, the metadata bases) to round 1's back edge (0x1290), every load a
 latency and the peer loads as trips. Beyond what the chain's round-1 steps, the round-1 entry and
 the late batch's row fetch charge, every one of the 128 slot patterns spends at least 298.5
 cycles; on that path the first read of the output pointer's constant line (LDC.64 c[0x380],
-waited) is charged nowhere: ('const_l15', 1) and ('cycle', 193) in the 'blackwell' entry's
-first_min and first_full. The sm_90a build's walk is below the entry's charges for some patterns
-(nothing added); TensorRT-LLM 1.3's kernels are not walked.
+waited) is charged nowhere: ('const_l15', 1) in the 'blackwell' entry's first_min and
+first_full, and 193 cycles. Session 27: the cycles per number of valid slots (round_cycles'
+round-1 table, the least over the patterns of that many or more slots: 193 up to 7 slots, 360
+with all 8; tests/test_moe_s27_round_cycles.py). The sm_90a build's walk is below the entry's
+charges for some patterns (nothing added); TensorRT-LLM 1.3's kernels have their own tables.
 """
 
 import dataclasses
@@ -26,14 +28,22 @@ from fabric import EXCHANGE_LATENCY, exchange_kernel
 
 _K = exchange_kernel("one-sided")
 _BW = {n: p.value for n, p in EXCHANGE_LATENCY["blackwell"].items()}
-_NEW = (("const_l15", 1), ("cycle", 193))
 #: the walk (cycles beyond its peer trips) from after BAR.SYNC through round 1, per set of valid
 #: slots (slot 0 always: the own rank under the perfect router), read from the sm_100a SASS
 #: (r1walk.py, notes/moe.md of session 26): the all-valid and one-rank ends, the least of the
 #: 128 patterns ({0-5, 7}) and two between
 _WALK = {(0,): 1200.9, (0, 1, 2, 3, 4, 5, 6, 7): 1646.0, (0, 1, 2, 3, 4, 5, 7): 1442.1,
          (0, 7): 1326.2, (0, 1, 2, 3, 4, 5, 6): 1520.7}
-_COUNT = (_BW["const_l15"] + 193 * _BW["cycle"])
+_FIRST = (193, 193, 193, 193, 193, 193, 193, 360)     # round_cycles' round 1, 1 .. 8 slots
+
+
+def _count(distinct):
+    """Seconds round 1's count adds for a token of ``distinct`` ranks: the output row's L1.5 fetch
+    and the round-1 table's cycles there (linear between slot counts)."""
+    d = min(max(distinct, 1.0), 8.0)
+    lo = int(d)
+    cyc = _FIRST[lo - 1] + (d - lo) * (_FIRST[min(lo, 7)] - _FIRST[lo - 1])
+    return _BW["const_l15"] + cyc * _BW["cycle"]
 
 
 def _row(kern, arch):
@@ -41,12 +51,11 @@ def _row(kern, arch):
 
 
 def _before(kern):
-    """The profile as it was before the count: round 1's new steps out of the Blackwell entry."""
+    """The profile as it was before the count: the output row's fetch out of the Blackwell
+    entry, the round-1 cycles out of round_cycles."""
     def drop(steps):
         out = []
         for name, count in steps:
-            if (name, count) == ("cycle", 193):
-                continue
             if name == "const_l15":
                 count -= 1
             if count:
@@ -54,7 +63,8 @@ def _before(kern):
         return tuple(out)
     rows = tuple((*e[:3], drop(e[3]), drop(e[4]), *e[5:]) if e[0] == "blackwell" else e
                  for e in kern.round_reads)
-    return dataclasses.replace(kern, round_reads=rows)
+    cycles = tuple((a, k, w, (0,) * k, later) for a, k, w, first, later in kern.round_cycles)
+    return dataclasses.replace(kern, round_reads=rows, round_cycles=cycles)
 
 
 def _charged(kern, slots):
@@ -67,15 +77,16 @@ def _charged(kern, slots):
 
 
 def test_round_one_carries_the_walks_least_excess():
-    first_min, first_full = _row(_K, "blackwell")[3:5]
-    for steps in (first_min, first_full):
-        assert ("cycle", 193) in steps
+    assert next(e for e in _K.round_cycles if e[0] == "blackwell")[3] == _FIRST
     old = _before(_K)
     excess = {s: w - _charged(old, s) for s, w in _WALK.items()}
     least = min(excess.values())
     assert least == pytest.approx(298.5, abs=0.05)
-    # the count charged is the least excess, a load it holds named as such
-    assert int(least - _BW["const_l15"] / _BW["cycle"]) == 193
+    # the count charged is the least excess, a load it holds named as such (up to 7 slots; the
+    # least over all 128 patterns is this one, {0-5, 7}); with all 8 valid the one pattern's own
+    full = excess[(0, 1, 2, 3, 4, 5, 6, 7)] - _BW["const_l15"] / _BW["cycle"]
+    assert int(least - _BW["const_l15"] / _BW["cycle"]) == _FIRST[6] == 193
+    assert int(full) == _FIRST[7] == 360
     # after the count, no pattern is charged more than its walk
     assert all(w - _charged(_K, s) >= 0 for s, w in _WALK.items())
     src = dict(_K.sources)["round_reads"]
@@ -83,13 +94,10 @@ def test_round_one_carries_the_walks_least_excess():
 
 
 def test_only_the_blackwell_entry_carries_it():
-    for arch in ("hopper",):
-        assert not any(n == "cycle" for part in _row(_K, arch)[3:5] for n, _ in part)
-    # TensorRT-LLM 1.3's kernels carry their own round-1 count (BF16 189, test_moe_s26_rounds_13),
-    # not this kernel's 193
+    assert {e[0] for e in _K.round_cycles} == {"blackwell"}
+    # TensorRT-LLM 1.3's kernels carry their own round-1 tables (test_moe_s27_round_cycles)
     k13 = exchange_kernel("one-sided-1.3")
-    assert not any((n, c) == ("cycle", 193) for e in k13.round_reads for part in e[3:5]
-                   for n, c in part)
+    assert all(e[3] != _FIRST for e in k13.round_cycles)
 
 
 @settings(max_examples=40, deadline=None)
@@ -99,7 +107,7 @@ def test_every_pull_pays_it_once(rounds, distinct, late):
     round reads grow by the count's seconds exactly, and not at all without a round."""
     new = _K.round_read_latency(8, 2, "blackwell", rounds, distinct, late)[0]
     old = _before(_K).round_read_latency(8, 2, "blackwell", rounds, distinct, late)[0]
-    want = _COUNT if rounds >= 1 else 0.0
+    want = _count(distinct) if rounds >= 1 else 0.0
     assert new - old == pytest.approx(want, rel=1e-9, abs=1e-18)
     hop = _K.round_read_latency(8, 2, "hopper", rounds, distinct, late)[0]
     assert hop == _before(_K).round_read_latency(8, 2, "hopper", rounds, distinct, late)[0]
@@ -111,15 +119,15 @@ def test_a_one_token_combine_moves_by_it(degraded):
     combine grows by the count, the dispatch does not move."""
     new = gb200_one_token(_K, degraded)
     old = gb200_one_token(_before(_K), degraded)
-    assert new.combine - old.combine == pytest.approx(_COUNT, rel=1e-9)
+    assert new.combine - old.combine == pytest.approx(_count(8), rel=1e-9)
     assert new.combine_phase.pull_latency - old.combine_phase.pull_latency == pytest.approx(
-        _COUNT, rel=1e-9)
+        _count(8), rel=1e-9)
     assert new.dispatch == old.dispatch
 
 
 def test_the_check_rows_stay_fast_and_move_up():
     """trtllm-ep8-bs1-combine (31 us measured) and -bs16 (32.6 us): both still fast, both up by
-    the count (0.15 us)."""
+    the count (all 8 slots valid: 0.23 us)."""
     f = fidelity_moe.nvl72()
     for tokens, rid, meas in ((1, "trtllm-ep8-bs1-combine", 31.0),
                               (16, "trtllm-ep8-bs16-combine", 32.6)):
@@ -128,4 +136,4 @@ def test_the_check_rows_stay_fast_and_move_up():
         new, old = (moe_exchange(f, "deepseek-v3", tokens, 8, kernel=x, dispatch_bytes=2,
                                  combine_bytes=2, routing="balanced")
                     for x in (_K, _before(_K)))
-        assert new.combine - old.combine == pytest.approx(_COUNT, rel=1e-9)
+        assert new.combine - old.combine == pytest.approx(_count(8), rel=1e-9)

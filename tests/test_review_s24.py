@@ -82,9 +82,18 @@ def test_s24_a_cycle_count_names_the_compiled_code_it_was_read_from():
 
 def test_s24_a_later_pulled_round_pays_the_least_excess_of_its_compiled_loop():
     # round_reads entries: (arch, ..., first_min, first_full, first_late, later_min,
-    # later_full, later_late); the 242 cycles on Blackwell's later rounds; round 1 carries its
-    # own count since session 26 (193: tests/test_moe_s26_round_one.py), not these 242
+    # later_full, later_late) hold loads only since session 27; the issued cycles are
+    # round_cycles' per-slot-count tables (moe, session 27: the least excess over the patterns
+    # of d or more valid slots). Review's session 27 walks of this loop (perd18_rv.py: session
+    # 24's rules, the model's charges without cycle steps) give per d = 1..8 the least excess
+    # 263.3 228.9 224.4 218.0 216.5 216.1 214.7 320.9 (d = 1 and 8 are this docstring's {0}
+    # and {0-7}: 421.4 - 158.1, 635.2 - 314.3); round 1 (session 26's walk, r1walk_rv.py at
+    # the model's cycle latencies) 323.7 265.2 243.7 245.1 227.6 207.1 193.6 360.0
     (entry,) = [r for r in EXCHANGE_KERNELS["one-sided"].round_reads if r[0] == "blackwell"]
-    first_min, first_full, _first_late, later_min, later_full, _later_late = entry[3:]
-    assert [s for s in later_min + later_full if s[0] == "cycle"] == [("cycle", 242)] * 2
-    assert [s for s in first_min + first_full if s[0] == "cycle"] == [("cycle", 193)] * 2
+    assert [s for steps in entry[3:5] + entry[6:8] for s in steps if s[0] == "cycle"] == []
+    later = (263.3, 228.9, 224.4, 218.0, 216.5, 216.1, 214.7, 320.9)
+    first = (323.7, 265.2, 243.7, 245.1, 227.6, 207.1, 193.6, 360.0)
+    (spent,) = [r for r in EXCHANGE_KERNELS["one-sided"].round_cycles if r[0] == "blackwell"]
+    for table, walked in ((spent[4], later), (spent[3], first)):
+        assert table == tuple(int(min(walked[d:])) for d in range(8)), table
+    assert spent[4] == (214,) * 7 + (320,) and spent[3] == (193,) * 7 + (360,)

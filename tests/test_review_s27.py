@@ -14,7 +14,17 @@
   clockwalk.py (session 26) of flashinfer 579435f9's last block, one against two passes of its
   per-peer loops: sm_100a +12.0 (recv_counters) +35.7 (flags) +90.4 (polls) = 138.1 cycles,
   sm_90a +20.0 +48.7 +74.7 = 143.4; the count is the least of the two.
+* The one-sided combine's barrier lane passes (moe, session 27): review's clockwalk.py of block
+  0, lane 0, one against two and three passes of the flag-store loop and the poll loop (every
+  poll finding its flag at once; the poll a trip, every waited constant load const_l1, lower
+  than moe's line-tracking walk): flashinfer 579435f9 moeA2ACombineKernel<bf16, BlockPolicy, 8>
+  sm_90a (/tmp/rv25/fi build, 0x02e0-0x05b0) 165.1 / 288.5 / 411.9 cycles, +123.4 a pass (the
+  flag-store loop alone +48.7); sm_100a (session 24's build, 0x01e0-0x04b0) 173.8 / 326.6 /
+  479.4, +152.8; TensorRT-LLM 1.3's (5e891c6b sm_100a, 0x0230-0x0500) +152.8. One trip (the
+  poll) a pass in each.
 """
+
+import itertools
 
 from fabric import EXCHANGE_LATENCY, exchange_kernel
 
@@ -48,21 +58,39 @@ def test_s27_trtllm13_later_rounds_charge_at_most_the_walk_and_spend_the_least_e
         excess = [walked - _later_charge(kern, width, d, late) for d, late, walked in walks]
         # a lower bound at every walked pattern ...
         assert min(excess) >= 0, (width, excess)
-        # ... that spends the least excess (the third pattern) but for the count's rounding
-        # down (under one cycle)
-        assert excess[2] == min(excess) < 1.0, (width, excess)
+        # ... that spends the least excess but for the count's rounding down (under one
+        # cycle) at the patterns the per-slot-count table (round_cycles, session 27: the least
+        # over d or more valid slots) takes: {0..7} (d = 8) and the all-pattern least (the
+        # third: BF16 {0, 4}, FP8 {0, 1, 7})
+        assert excess[1] < 1.0 and excess[2] < 1.0, (width, excess)
 
 
-def test_s27_trtllm13_later_round_counts_are_the_walks_least_excess():
-    row = {(e[0], e[2]): e[3:] for e in exchange_kernel("one-sided-1.3").round_reads}
-    for width, least in ((2, 372.6), (1, 226.7)):
-        # BF16's entry is the generation's any-width one (width 0), as late_batches looks it up
-        later_min, later_full = row.get(("blackwell", width), row["blackwell", 0])[3:5]
-        for steps in (later_min, later_full):
-            assert dict(steps).get("cycle") == int(least), (width, steps)
-    # blog18's kernel keeps its own later-round count (session 24: 242)
-    blog = {e[0]: e[3:] for e in exchange_kernel("one-sided").round_reads}["blackwell"]
-    assert dict(blog[3])["cycle"] == dict(blog[4])["cycle"] == 242
+#: review's per-d walks (session 27, perd13_rv.py: walk13_rv's later round; round 1 from
+#: 0x0570 over every pointer-row placement: a slot on rank 0 (the output pointer's line
+#: 0x380), one on rank 63 (completion_flags[0]'s line 0xf80, read before the barrier), ranks
+#: 4m+3 / 4m+4 sharing a line): the least excess over the model's charges without cycle steps
+#: among the patterns of d = 1..8 valid slots, per (input bytes, round)
+_PER_D_WALK = {
+    (2, "later"): (539.3, 372.6, 400.3, 423.0, 453.7, 493.1, 545.2, 600.6),
+    (1, "later"): (873.3, 406.5, 226.7, 362.7, 492.1, 632.5, 790.9, 976.3),
+    (2, "first"): (451.5, 105.7, 178.6, 194.6, 214.7, 241.7, 283.1, 327.8),
+    (1, "first"): (971.7, 252.3, -95.9, 36.1, 169.5, 309.9, 552.5, 737.9),
+}
+
+
+def test_s27_trtllm13_round_tables_are_the_walks_least_excess_over_d_or_more_slots():
+    kern = exchange_kernel("one-sided-1.3")
+    row = {(e[0], e[2]): e[3:] for e in kern.round_cycles}
+    for (width, which), walked in _PER_D_WALK.items():
+        # BF16's entry is the generation's any-width one (width 0), as late_batches finds it
+        first, later = row.get(("blackwell", width), row.get(("blackwell", 0)))
+        want = tuple(max(int(min(walked[d:])), 0) for d in range(8))
+        assert (later if which == "later" else first) == want, (width, which)
+    # the all-pattern least of session 26 is the table's least: 372 / 226 (later rounds)
+    assert min(row["blackwell", 0][1]) == int(372.6) and min(row["blackwell", 1][1]) == 226
+    # the loads stay in round_reads, the issued cycles left them
+    assert not [s for e in kern.round_reads for steps in e[3:5] + e[6:8] for s in steps
+                if s[0] == "cycle"]
 
 
 #: review's walks of one further lane pass of the dispatch's last block (session 26):
@@ -78,3 +106,26 @@ def test_s27_dispatch_lane_pass_count_is_the_least_walked_and_charged_once():
         assert kern.cycle("lane_pass_cycles", 0) == int(min(walked.values())) == 138, name
         steps = [s for s in kern.chain[0] if s == ("cycle", "lane_pass_cycles")]
         assert len(steps) == 1, name
+
+
+#: review's walks of one further lane pass of the combine's barrier (session 27): build ->
+#: cycles (1, 2, 3 passes) of block 0's lane 0 through the flag-store and poll loops
+_COMBINE_PASS_WALK = {"sm_90a": (165.1, 288.5, 411.9), "sm_100a": (173.8, 326.6, 479.4)}
+
+
+def test_s27_combine_lane_pass_count_is_the_least_walked_and_charged_once():
+    per_pass = set()
+    for build, walked in _COMBINE_PASS_WALK.items():
+        steps = {round(b - a, 1) for a, b in itertools.pairwise(walked)}
+        assert len(steps) == 1, build              # every further pass the same
+        per_pass |= steps
+    assert per_pass == {123.4, 152.8}
+    for name in ("one-sided", "one-sided-1.3"):
+        kern = exchange_kernel(name)
+        # the combine's own count (its table), not the dispatch's 138
+        assert kern.cycle("lane_pass_cycles", 1) == int(min(per_pass)) == 123, name
+        assert kern.cycle("lane_pass_cycles", 0) == 138, name
+        chain = kern.chain[1]
+        assert chain.count(("cycle", "lane_pass_cycles")) == 1, name
+        # beside the poll's one l2_hit a further pass (the walks' one trip a pass)
+        assert chain.count(("l2_hit", "lane_passes")) == 1, name

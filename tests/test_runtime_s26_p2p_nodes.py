@@ -14,14 +14,15 @@ queues 4 groups of rounds on each.
 import math
 
 import pytest
-from degrade import built, degrade
-from hypothesis import HealthCheck, assume, given, settings
+from degrade import built
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from p2p_groups import rank_group
 
 from analysis import cost
 from analysis._collectives import _GroupView, _transport_spec, resolve_ranks
 from analysis._runtime_cost import p2p_batch_chain, p2p_batches, p2p_channels, step_handoff
-from fabric import RoutingError, runtime, transport
+from fabric import runtime, transport
 
 RELEASES = ["2.20.5", "2.22.3", "2.25.1", "2.28.3", "2.28.7", "2.29.2", "2.30.7"]
 
@@ -193,19 +194,13 @@ _SPECS = ["rail:servers=2,gpus=8,links=8,nic=ib-ndr,chip=h800", "rail:servers=3,
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(spec=st.sampled_from(_SPECS), release=st.sampled_from(RELEASES),
-       per_peer=st.sampled_from([0, 1024, 65536, 1 << 18, 1 << 20, 1 << 24, 1 << 27]),
-       data=st.data())
-def test_batches_follow_nccls_placement_brute_force(spec, release, per_peer, data):
+@given(group=rank_group(_SPECS), release=st.sampled_from(RELEASES),
+       per_peer=st.sampled_from([0, 1024, 65536, 1 << 18, 1 << 20, 1 << 24, 1 << 27]))
+def test_batches_follow_nccls_placement_brute_force(group, release, per_peer):
     # any subset of ranks of a (possibly degraded) fabric, one node or many: the model's count
     # equals the literal replay for the release's rules and the message's parts
-    f = data.draw(degrade(built(spec), max_links=2, max_chips=1))
-    eps = list(f.endpoints)
-    ranks = data.draw(st.lists(st.sampled_from(eps), min_size=2, max_size=len(eps), unique=True))
-    try:
-        view = _view(f, ranks)
-    except RoutingError:   # the failures cut a drawn rank off: refused by name, no group
-        assume(False)
+    f, ranks, nodes, idx = group
+    view = _GroupView(f, "all-to-all", nodes, idx, None, None, True)
     rt = runtime(f"nccl@{release}")
     p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
     parts = _parts(nmin, nmax, chunk, view.n_nodes > 1, per_peer, release)
