@@ -73,17 +73,13 @@ def _fmt(v, key):
 
 def run(args):
     import csv
-    from pathlib import Path
-
-    from fabric import SpecError
 
     from ._cli_report import executor_for_jobs
+    from ._report import output_dir
     from ._scaling import SCALING_METRICS, scaling_study
     from ._style import paper_style, save_figure
 
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():    # before minutes of work, not after
-        raise SpecError(f"--out {out} exists and is not a directory")
+    out = output_dir(args.out, "scaling")     # before minutes of work, not after
     # scaling_study refuses bad arguments with SpecError (exit 2); any other ValueError
     # from the study itself is a bug and shows as one
     # a family or size given twice is studied once (as cost's --size list drops repeats):

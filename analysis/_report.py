@@ -38,6 +38,7 @@ import tempfile
 from pathlib import Path
 
 from fabric import SpecError
+from fabric._units import show_value
 
 from ._report_decode import decode_section
 from ._report_fair import (
@@ -270,6 +271,29 @@ def _own_chip_systems(fabrics):
 # -- writing ----------------------------------------------------------------------------
 
 
+def output_dir(out, example):
+    """An ``--out`` directory's name as a :class:`~pathlib.Path`, refused before any work when
+    no directory can be written there: empty (:class:`~fabric.SpecError`, naming
+    ``--out example``), holding a NUL character, which no file name can (``SpecError``; the
+    operating system's call would raise ValueError, an internal error), or an existing file
+    (:class:`FileExistsError`). One rule for ``cofabric report``, ``figures`` and ``scaling``.
+
+    >>> output_dir("a\\x00b", "report")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: --out 'a\\x00b' holds a NUL character, which no file name can
+    """
+    text = str(out)
+    if not text.strip():
+        raise SpecError(f"--out is empty: name the directory to write, e.g. --out {example}")
+    if "\0" in text:
+        raise SpecError(f"--out {show_value(text)} holds a NUL character, which no file name can")
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise FileExistsError(f"--out {out} exists and is not a directory")
+    return out
+
+
 def check_report_dir(out, force=False):
     """Check that a report can be written to ``out``; return it as a Path.
 
@@ -283,8 +307,8 @@ def check_report_dir(out, force=False):
     FileNotFoundError, PermissionError
         If the parent of ``out`` is missing or not writable.
     SpecError
-        If ``out`` is empty, or is the current directory or one holding it (the report
-        replaces its directory whole).
+        If ``out`` is empty or holds a NUL (:func:`output_dir`), or is the current directory
+        or one holding it (the report replaces its directory whole).
 
     Examples
     --------
@@ -293,11 +317,7 @@ def check_report_dir(out, force=False):
     ...
     FileNotFoundError: cannot write the report to /no/such/dir/report: /no/such/dir does not exist
     """
-    if not str(out).strip():
-        raise SpecError("--out is empty: name the directory to write, e.g. --out report")
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise FileExistsError(f"--out {out} exists and is not a directory")
+    out = output_dir(out, "report")
     here = Path.cwd().resolve()
     if out.resolve() == here or out.resolve() in here.parents:
         # the report replaces its directory whole, and the one a shell stands in cannot be
@@ -423,11 +443,7 @@ def write_figures(out="figures", names=README_FIGURES, *, quiet=False, executor=
     FileExistsError, FileNotFoundError
         If ``out`` is a file or its parent is missing (checked before any work).
     """
-    if not str(out).strip():
-        raise SpecError("--out is empty: name the directory to write, e.g. --out figures")
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise FileExistsError(f"--out {out} exists and is not a directory")
+    out = output_dir(out, "figures")
     if not out.resolve().parent.is_dir():
         raise FileNotFoundError(f"cannot write the figures to {out}: {out.resolve().parent} "
                                 "is not a directory")

@@ -79,7 +79,7 @@ from ._plan import (
     plan_errors,
 )
 from ._symmetric import heap_findings
-from ._units import format_address
+from ._units import format_address, name_list
 
 __all__ = ["CODES", "check", "error_findings", "unreachable_findings"]
 
@@ -270,7 +270,7 @@ def unmapped_findings(fabric, plan, regions, targets):
                   "memory (add a window onto each chip they share)")
         out.append(Finding(code="unreachable", severity="warning",
                            message=f"host domain {h} maps none of its own chips' memory "
-                           f"({_names([repr(c) for c in chips])}): with default_windows = "
+                           f"({name_list([repr(c) for c in chips])}): with default_windows = "
                            f"false it has only the windows the plan lists, so {cannot}",
                            where=h))
     return out
@@ -313,16 +313,8 @@ def _unit_for(fabric, owner, dead, idx):
     if not chips:
         return None
     label = (repr(chips[0]) if len(chips) == 1
-             else f"any chip of {owner} ({_names([repr(c) for c in chips])})")
+             else f"any chip of {owner} ({name_list([repr(c) for c in chips])})")
     return label, chips, True
-
-
-def _names(nodes, most=4):
-    """``'chip0, chip1 and chip2'``; past ``most`` names, ``'chip0, chip1, chip2 and 5 more'``."""
-    nodes = list(nodes)
-    if len(nodes) > most:
-        nodes = nodes[:most - 1] + [f"{len(nodes) - most + 1} more"]
-    return nodes[0] if len(nodes) == 1 else f"{', '.join(nodes[:-1])} and {nodes[-1]}"
 
 
 def _partition_findings(fabric, router, h, chips, members):
@@ -345,8 +337,8 @@ def _partition_findings(fabric, router, h, chips, members):
     b = [members[k] for k in rest.tolist()]
     verb = "has" if len(a) == 1 else "have"
     return [Finding(code="unreachable", severity="warning",
-                    message=f"host domain {h} is partitioned: {_names(a)} {verb} no route to "
-                    f"{_names(b)} of the same domain; loads and stores between them fail"
+                    message=f"host domain {h} is partitioned: {name_list(a)} {verb} no route to "
+                    f"{name_list(b)} of the same domain; loads and stores between them fail"
                     f"{fabric.failures.explain(*a, *b)}", where=h)]
 
 
@@ -451,11 +443,11 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
                                       if w != pairs[units[j]] or units[j][2]))
             if also:
                 windows += (f" (and through window{'s' if len(also) > 1 else ''} "
-                            f"{_names([repr(n) for n in also])}, onto memory "
+                            f"{name_list([repr(n) for n in also])}, onto memory "
                             f"{'it serves' if len(js) == 1 else 'they serve'})")
             out.append(Finding(code="unreachable", severity="warning",
-                               message=f"{table.label(i)}: {_names(cut)} of {h} {verb} no route "
-                               f"to {_names(lost)} ({by} has): loads and stores through "
+                               message=f"{table.label(i)}: {name_list(cut)} of {h} {verb} no route "
+                               f"to {name_list(lost)} ({by} has): loads and stores through "
                                f"{windows} from {'it' if len(cut) == 1 else 'them'} fail"
                                f"{fabric.failures.explain(*cut, *units[js[0]][1])}",
                                where=table.where(i)))

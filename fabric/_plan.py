@@ -91,7 +91,7 @@ from ._address import (
 from ._domains import DomainLimits
 from ._errors import AddressMapError
 from ._symmetric import HEAP_ALIGNMENT
-from ._units import format_size, show_value
+from ._units import format_size, name_list, show_value
 
 __all__ = ["LAYOUTS", "AddressPlan", "layout_regions"]
 
@@ -642,11 +642,8 @@ def placement_findings(fabric, plan):
 
 
 def _few(names, most=4):
-    """``'a, b and c'``; past ``most`` names, ``'a, b, c and 5 more'`` (names quoted)."""
-    names = [repr(n) for n in names]
-    if len(names) > most:
-        names = names[:most - 1] + [f"{len(names) - most + 1} more"]
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    """``"'a', 'b' and 'c'"``; past ``most`` names, ``"'a', 'b', 'c' and 5 more"``."""
+    return name_list([repr(n) for n in names], most)
 
 
 def plan_regions(fabric, plan):

@@ -185,3 +185,16 @@ def test_a_progress_bar_is_erased_before_the_error_line(monkeypatch):
     screen = [line.rsplit("\r", 1)[-1] for line in err.split("\n")]
     assert [s for s in screen if s.strip()] == [
         "cofabric latency: error: cannot fail 'nope': torus:4x4: no node called 'nope'"]
+
+
+@pytest.mark.parametrize("cmd", ["report", "figures", "scaling"])
+def test_an_output_directory_no_one_can_write_is_refused_before_any_work(cmd, tmp_path):
+    """One rule (analysis._report.output_dir): an empty --out, one holding a NUL (figures
+    built every figure, then raised ValueError: exit 3) or naming a file is one line, exit 2,
+    before the minutes of work (scaling's empty --out wrote into the current directory)."""
+    file = tmp_path / "a-file"
+    file.write_text("")
+    for out in ("", " ", "a\x00b", str(file)):
+        rc, stdout, err = cli([cmd, "--out", out, "--quiet"])
+        assert_one_line([cmd, out], rc, stdout, err)
+        assert "--out" in err
