@@ -13,15 +13,15 @@ ranks shared on the intact fabric. No number moves.
 import networkx as nx
 import pytest
 from degrade import built
+from exchange_brute import domains
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import topologies
 from analysis import NotApplicableError, moe_exchange
-from fabric import TECHNOLOGIES, FabricError, RoutingError, SpecError, exchange_kernel
+from fabric import FabricError, RoutingError, SpecError, exchange_kernel
 
 KW = {"dispatch_bytes": 1, "combine_bytes": 2}
-MESSAGE = {n for n, t in TECHNOLOGIES.items() if t.carries == "messages"}
 
 
 def test_one_sided_across_a_split_domain_is_refused_for_its_reach_naming_the_failure():
@@ -75,16 +75,6 @@ def test_a_failed_rail_switch_is_named_as_the_lost_way_out():
         moe_exchange(g, "deepseek-v3", 1, 4, kernel="deepep-low-latency", **KW)
 
 
-def _domains(G):
-    """Brute force: node -> load/store domain (components without NICs and message links)."""
-    H = nx.Graph()
-    H.add_nodes_from(n for n in G if G.nodes[n]["kind"] != "nic")
-    H.add_edges_from((u, v) for u, v, d in G.edges(data=True)
-                     if "nic" not in (G.nodes[u]["kind"], G.nodes[v]["kind"])
-                     and (d.get("tech") or "") not in MESSAGE)
-    return {n: i for i, comp in enumerate(nx.connected_components(H)) for n in comp}
-
-
 SPECS = ("rail:servers=2,gpus=4,chip=h100", "rail:servers=3,gpus=2,chip=h100",
          "switch:8,planes=2,chip=h100", "dgx-h100")
 
@@ -116,7 +106,7 @@ def test_split_domains_against_brute_force(case, kernel):
     failures inside those domains are named."""
     f, g, chips = case
     one_domain = not exchange_kernel(kernel).scale_out
-    now, before = _domains(g.graph), _domains(f.graph)
+    now, before = domains(g), domains(f)        # brute force (tests/exchange_brute.py)
     held = {before[c] for c in chips}
     parted = len({now[c] for c in chips}) > len(held)
     counts = sorted(list(map(now.get, chips)).count(d) for d in {now[c] for c in chips})
