@@ -319,7 +319,12 @@ def loadstore_reaches(fabric, src, dst):
     are reached by load/store from the nodes a load/store link joins it to (its chip over
     PCIe: the route is that one link); from anywhere else a path to it leaves the domain
     (on a rail server up/down routes chip1 -> nic0 through nic1 and the InfiniBand
-    rails), so it is a message, as before.
+    rails), so it is a message, as before. The graph has no PCIe switch node, so another
+    GPU of the same server does not reach a NIC's registers through the server's PCIe
+    switch: no modelled kernel posts to a peer GPU's NIC (IBGDA posts to its own; NCCL's
+    PXN hands data over NVLink to the peer GPU, whose own NIC sends), and a switch node
+    would move every such rail fabric's hops and metrics for no modelled kernel (decided
+    in session 27).
 
     >>> import topologies
     >>> f = topologies.build("rail:servers=2,gpus=2")
