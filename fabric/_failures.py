@@ -66,6 +66,7 @@ import types
 import networkx as nx
 
 from ._errors import AddressMapError, NodeError, RoutingError
+from ._units import name_list
 
 __all__ = ["Failures", "without"]
 
@@ -145,20 +146,17 @@ class Failures:
         for n in dict.fromkeys(nodes):
             why = self.cut_off.get(n)
             if why:
-                out.append(f"; {n} is cut off from every other chip: {_and(_few(why))} failed")
+                out.append(f"; {n} is cut off from every other chip: {name_list(why)} failed")
                 continue
             k = self._island_index().get(n)
             if k is not None and k not in told:
                 told.add(k)
                 chips, why = self.islands[k]
-                names = [str(c) for c in (chips if len(chips) <= 4 else chips[:3])]
-                if len(chips) > 4:
-                    names.append(f"{len(chips) - 3} more")
-                out.append(f"; {_and(names)} are cut off from the other live chips (an island "
-                           f"of {len(chips)}): {_and(_few(why))} failed")
+                out.append(f"; {name_list(map(str, chips))} are cut off from the other live "
+                           f"chips (an island of {len(chips)}): {name_list(why)} failed")
         if not out and (self.links or self.nodes):
             what = [f"link {a}-{b}" for a, b in self.links] + [f"node {n}" for n in self.nodes]
-            out.append(f"; the failures leave no path between them: {_and(_few(what))} failed")
+            out.append(f"; the failures leave no path between them: {name_list(what)} failed")
         return "".join(out)
 
     def inside(self, nodes):
@@ -175,7 +173,7 @@ class Failures:
         nodes = set(nodes)
         what = [f"link {a}-{b}" for a, b in self.links if a in nodes and b in nodes]
         what += [f"node {n}" for n in self.nodes if n in nodes]
-        return _and(_few(what)) if what else ""
+        return name_list(what) if what else ""
 
     def _island_index(self):
         """Live chip -> the index of its group in :attr:`islands` (cached)."""
@@ -230,22 +228,6 @@ class Failures:
                         ranks={**self.ranks, **(ranks or {})}, lanes=self.lanes + tuple(lanes),
                         cut_off=self.cut_off if cut_off is None else cut_off,
                         islands=self.islands if islands is None else islands)
-
-
-def _and(items):
-    """``"a, b and c"``."""
-    items = list(items)
-    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else items[0]
-
-
-def _few(items):
-    """At most four items: the first three and ``"k more"`` beyond four.
-
-    >>> _few(["a", "b", "c", "d", "e"]), _few(["a", "b"])
-    (['a', 'b', 'c', '2 more'], ['a', 'b'])
-    """
-    items = list(items)
-    return items if len(items) <= 4 else items[:3] + [f"{len(items) - 3} more"]
 
 
 def _failed_before(fabric, x):
