@@ -194,8 +194,9 @@ def shared_tail(group):
            and len({c[-1 - n] for c in clauses}) == 1):
         n += 1
     tail = "; ".join(clauses[0][len(clauses[0]) - n:]) if n else ""
-    # said once (its introduction and one pointer per sentence) against said in each
-    saved = (len(clauses) - 1) * len(tail) - len(SHARED_TAIL) - len(clauses) * len(
+    # said once (its introduction, the space after it, and one pointer per sentence) against
+    # said in each: the note reads f"{SHARED_TAIL} {tail}" (findings_as_shown)
+    saved = (len(clauses) - 1) * len(tail) - len(SHARED_TAIL) - 1 - len(clauses) * len(
         SHARED_TAIL_POINTER)
     if not tail or saved <= 0:
         return group, ""

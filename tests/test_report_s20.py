@@ -5,7 +5,7 @@ decode settings three times after heads that differ by a few words)."""
 
 import html
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from analysis._report_render import (
@@ -53,7 +53,13 @@ def _longest_tail(group):
     return ""
 
 
+_A = "assumed (no published figure): a, b"
+
+
 @given(_groups())
+# found by the random profile in session 27: saying the tail once saved exactly the space
+# after the note's introduction, so the page was no shorter (258 against 258 characters)
+@example(tuple(f"F{i} is {i}x. Assumes: {_A}; {_A}; {_A}." for i in range(2)))
 def test_a_shared_tail_is_said_once_and_every_finding_reads_back_whole(group):
     shown, tail = shared_tail(group)
     assert len(shown) == len(group)
