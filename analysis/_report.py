@@ -38,7 +38,7 @@ import tempfile
 from pathlib import Path
 
 from fabric import SpecError
-from fabric._units import show_value
+from fabric._system import file_name
 
 from ._report_decode import decode_section
 from ._report_fair import (
@@ -287,7 +287,7 @@ def output_dir(out, example, *, parents=False, whole=False):
     >>> output_dir("a\\x00b", "report")
     Traceback (most recent call last):
     ...
-    fabric.SpecError: --out 'a\\x00b' holds a NUL character, which no file name can
+    fabric.SpecError: --out 'a\\x00b': no file is named with a NUL character
     >>> output_dir("/no/such/dir/figures", "figures")
     Traceback (most recent call last):
     ...
@@ -296,9 +296,7 @@ def output_dir(out, example, *, parents=False, whole=False):
     text = str(out)
     if not text.strip():
         raise SpecError(f"--out is empty: name the directory to write, e.g. --out {example}")
-    if "\0" in text:
-        raise SpecError(f"--out {show_value(text)} holds a NUL character, which no file name can")
-    out = Path(out)
+    out = Path(file_name(out, "--out"))
     if out.exists() and not out.is_dir():
         raise FileExistsError(f"--out {out} exists and is not a directory")
     place = out.resolve() if out.is_dir() and not whole else out.resolve().parent
