@@ -92,3 +92,32 @@ def test_an_argument_argparse_quotes_stays_on_one_line(argv, said):
     """Two hostile slots at once (an argument after '--' and a newline in it): argparse's
     'unrecognized arguments' quotes the text as given, and a newline made it two lines."""
     assert _one_line(argv).strip().endswith(said)
+
+
+NESTED = "x = " + "[" * 3000 + "]" * 3000 + "\n"
+
+
+@pytest.mark.parametrize("argv, text, said", [
+    (["check", "f.toml"], '[system]\ntopology = "torus:2x2"\n' + NESTED, "nested too deeply"),
+    (["decode", "hgx-h200", "--model", "f.toml"], NESTED + '[attention]\ntype = "mla"\n',
+     "nested too deeply"),
+    (["decode", "hgx-h200", "--model", "f.toml"], "layers = " + "9" * 5000 + "\n",
+     "f.toml: line 1: an integer of more than 4300 digits"),
+])
+def test_a_toml_file_python_cannot_read_is_one_line(argv, text, said, tmp_path, monkeypatch):
+    """One TOML reader, fabric._system.read_toml, for system and model files: a model file
+    with a 5000-digit integer (ValueError) or either file nested past the recursion limit
+    (RecursionError) was an internal error, exit 3."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "f.toml").write_text(text, encoding="utf-8")
+    assert said in _one_line(argv)
+
+
+def test_a_toml_time_is_named_as_one():
+    import topologies
+    from fabric import read_system
+
+    s = read_system('[system]\ntopology = "torus:2x2,chip=h100"\n[heap]\nsize = 07:32:00\n',
+                    "f.toml", build=topologies.build)
+    said = "size = datetime.time(7, 32): is a TOML date or time, which no field of a system file"
+    assert [x.message for x in s.findings] == [said + " takes"]
