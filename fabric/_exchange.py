@@ -759,6 +759,18 @@ def serial_copies(copies, blocks):
     """
     return -(-math.ceil(copies) // int(blocks))
 
+
+def received_copies(tokens, k, ep, sources):
+    """The (token, expert) copies one of ``ep`` EP ranks receives in a dispatch, expected,
+    when ``sources`` of them each send ``tokens`` tokens to ``k`` experts spread evenly over
+    the ranks: ``tokens x k x sources / ep``, every rank alike (the one count of it:
+    :meth:`ExchangeKernel.receive_walk` and ``analysis.moe_exchange``'s receiving side).
+
+    >>> received_copies(128, 8, 16, 16), received_copies(1, 8, 16, 2)
+    (1024.0, 1.0)
+    """
+    return tokens * k * sources / ep
+
 #: Lanes of one warp (CUDA's ``warpSize``): a loop over the EP ranks run by one warp, one
 #: rank per lane per pass, takes ``ceil(ep / WARP_LANES)`` passes.
 WARP_LANES = 32
@@ -1491,7 +1503,7 @@ class ExchangeKernel:
         warps, most = self.count_grid
         blocks = min(max(-(-experts // warps), tokens * k), most)
         slots = max(experts // ep, 1) * ep
-        return (slots - 1, serial_copies(tokens * k * sources / ep, blocks))
+        return (slots - 1, serial_copies(received_copies(tokens, k, ep, sources), blocks))
 
     def walk_wraps(self, experts, ep):
         """Local experts the dispatch's receive walk (:meth:`receive_walk`) leaves before its
