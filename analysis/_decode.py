@@ -2382,12 +2382,12 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         ``ep_kernel="all-to-allv"``), passed to ``analysis.cost``; ``None``: its default.
     ep_kernel : str, optional
         MoE exchange kernel for dispatch and combine (:data:`fabric.EXCHANGE_KERNELS`),
-        costed by :func:`analysis.moe_exchange` with uniform routing, every expert rank
-        sending ``ceil(tokens / ep)`` tokens; with fewer tokens than expert ranks only the
-        ranks that hold tokens send (``moe_exchange(sources=)``; :func:`_rank_tokens`:
-        the sequences spread over the attention groups, each group's tokens over its
-        ranks), each its most (exact where they hold alike: batch 1 on ep 72 is one rank's
-        token, not one on each of 72); ``None``: the
+        costed by :func:`analysis.moe_exchange` with uniform routing: the expert ranks
+        that hold tokens send (:func:`_rank_tokens`: the sequences spread over the attention
+        groups, each group's tokens over its ranks; ``moe_exchange(sources=)`` where some
+        hold none), each the most any holds, at every token count (exact where they hold
+        alike: batch 1 on ep 72 is one rank's token, not one on each of 72; an upper bound
+        where they do not); ``None``: the
         collectives model's all-to-all (or all-to-allv under skew), or, with
         ``engine="trtllm"`` under attention data parallelism where TensorRT-LLM runs no
         MNNVL all-to-all, its allgather + reducescatter (:func:`trtllm_gathers`).
@@ -3557,7 +3557,6 @@ def _communication(s, route):
     ep = lay.ep
     tp_bytes = s.t_dp * m.hidden * m.activation_bytes    # one group's activations
     t_allreduce = _slowest_tp_allreduce(s, tp_bytes)
-    tokens = s.tokens
     traffic = route.traffic
     exchange = None
     if lay.etp > 1:
@@ -3567,12 +3566,11 @@ def _communication(s, route):
     elif kern is not None and ep > 1:
         from ._moe_exchange import moe_exchange
         ranks = [s.fabric.endpoints[i] for i in s.pos[:ep]]
-        per, sources = max(1, math.ceil(tokens / ep)), None
-        if tokens < ep:     # only the ranks that hold tokens send (their EP positions)
-            held = _rank_tokens(s.graph_batch, s.q, lay.dp, lay.tp)
-            sources = [i for i, n in enumerate(held) if n]
-            per = max(held)
-        exchange = moe_exchange(s.fabric, m, per, ranks, kernel=kern, sources=sources,
+        # the ranks that hold tokens send (their EP positions), each the most any holds
+        held = _rank_tokens(s.graph_batch, s.q, lay.dp, lay.tp)
+        sources = [i for i, n in enumerate(held) if n]
+        exchange = moe_exchange(s.fabric, m, max(held), ranks, kernel=kern,
+                                sources=sources if len(sources) < ep else None,
                                 dispatch_bytes=s.dispatch_b, combine_bytes=s.combine_b,
                                 # a kernel picks its own paths; only the collective takes one
                                 transport=s.transport if kern.dedup == "collective" else None,
