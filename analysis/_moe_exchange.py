@@ -231,7 +231,7 @@ from fabric._exchange import EXCHANGE_ADAPTIVE_ROUTING, received_copies, serial_
 from fabric._failures import require_joined
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
-from fabric._units import is_numeral
+from fabric._units import is_numeral, name_list
 
 from ._collectives import (
     MESSAGE_TECHNOLOGIES,
@@ -777,8 +777,7 @@ def _lost_port(fabric, node):
     lost += [f"link {u}-{v}" for u, v in fabric.failures.links if {u, v} & nics]
     if not lost:
         return ""
-    return ": " + (", ".join(lost[:-1]) + " and " + lost[-1] if len(lost) > 1 else lost[0]) + \
-        " failed"
+    return f": {name_list(lost, most=None)} failed"
 
 
 def _link_efficiency(tech, payload):
