@@ -218,7 +218,7 @@ def _transport_name(transport):
 
 
 def _check_op(op, size):
-    if op not in OPS:
+    if not isinstance(op, str) or op not in OPS:
         raise SpecError(f"op must be one of {', '.join(OPS)}, got {op!r}")
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
         raise SpecError(f"size must be a positive int of bytes, got {size!r:.60}")

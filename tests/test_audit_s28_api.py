@@ -48,3 +48,22 @@ def test_access_to_checks_the_address_it_records(address):
     with pytest.raises(AddressMapError, match="address"):
         access_to(built(TORUS), "chip0", "chip3", address=address)
     assert access_to(built(TORUS), "chip0", "chip3", address="0x1000").address == 4096
+
+
+def test_forwarding_reads_an_address_written_as_text():
+    """forward(src, '0x...') looked the address up as a number (the map reads text) and then
+    compared the text with the tables' integer bounds: TypeError."""
+    from fabric import forwarding_tables
+
+    f = built(TORUS)
+    ft = forwarding_tables(f)
+    base = f.address_map.regions_of("chip5")[0].base
+    assert ft.forward("chip0", hex(base)) == ft.forward("chip0", base) == ["chip0", "chip1", "chip5"]
+    assert ft.lookup_per_dimension("chip0", hex(base)) == ft.lookup_per_dimension("chip0", base)
+
+
+def test_an_op_that_is_no_string_is_named():
+    from fabric import SpecError, access
+
+    with pytest.raises(SpecError, match=r"op must be one of load, store, got array"):
+        access(built(TORUS), "chip0", 64, op=np.array([1, 2]))
