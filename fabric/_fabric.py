@@ -285,8 +285,7 @@ class Fabric:
         a = np.atleast_1d(a)
         n = len(self.nodes)
         # one reduction: a negative index reads as 2**64 + it on uint64, so >= n as well
-        if a.astype(np.int64, copy=False).view(np.uint64).max() >= n or (
-                a.dtype.kind == "u" and a.max() >= n):
+        if a.astype(np.int64, copy=False).view(np.uint64).max() >= n:
             bad = int(a[(a < 0) | (a >= n)][0])
             raise NodeError(f"{self.name}: {what} holds node index {bad}, outside 0..{n - 1}")
         return a.astype(np.int64, copy=False)
