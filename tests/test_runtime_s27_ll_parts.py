@@ -19,10 +19,9 @@ import math
 from degrade import built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from p2p_groups import rank_group
+from p2p_groups import group_view, rank_group
 
 from analysis import cost
-from analysis._collectives import _GroupView, resolve_ranks
 from analysis._runtime_cost import p2p_channels, p2p_ll_step, p2p_protocol
 from fabric import runtime
 
@@ -31,11 +30,6 @@ LATER = ["2.29.2", "2.30.7"]
 
 #: NCCL's LL step in bytes, flags included: DEFAULT_LL_BUFFSIZE / NCCL_STEPS (init.cc)
 LL_STEP = 8 * 512 * 8 * 16 // 8
-
-
-def _view(f):
-    nodes, idx = resolve_ranks(f, None)
-    return _GroupView(f, "send-recv", nodes, idx, None, None, True)
 
 
 def _nccl_channels(release, nmin, nmax, chunk, multi, nbytes, local=False):
@@ -75,7 +69,7 @@ def test_dgx_h100_32k_runs_on_4_channels_not_32():
     # 2.29.2 cuts from the Simple step (64 KiB parts): one channel, and LL (<= 1 x 16 KiB)
     # only up to 16 KiB
     f = built("dgx-h100")
-    view = _view(f)
+    view = group_view(f)
     rt = runtime("nccl@2.25.1")
     assert p2p_channels(rt, view)[:3] == (32, 32, 4)
     assert p2p_protocol(rt, view, 32768) == ("LL", 4)
@@ -102,8 +96,8 @@ def test_p2p_channels_follow_the_protocols_step(group, release, nbytes, local):
     # any rank set of a (possibly degraded) fabric, one node or several: the model's protocol
     # and channels are addP2pToPlan's, with an LL message's parts from the LL step in 2.22-2.28;
     # across nodes a message to a peer of the sender's node (local) may run LL (session 28)
-    f, _ranks, nodes, idx = group
-    view = _GroupView(f, "send-recv", nodes, idx, None, None, True)
+    f, ranks, _nodes, _idx = group
+    view = group_view(f, ranks=ranks)
     rt = runtime(f"nccl@{release}")
     _p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
     assert p2p_protocol(rt, view, nbytes, local) == _nccl_channels(

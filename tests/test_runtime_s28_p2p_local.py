@@ -15,19 +15,13 @@ node's links), and an all-to-allv whose bytes stay in one node pays that node's 
 import numpy as np
 import pytest
 from degrade import built
+from p2p_groups import group_view
 
 from analysis import cost
-from analysis._collectives import _GroupView, resolve_ranks
 from analysis._runtime_cost import p2p_protocol
 from fabric import runtime
 
 KiB = 1024
-
-
-def _group(f, k, op="all-to-all", M=None):
-    ranks = list(f.endpoints)[:k]
-    nodes, idx = resolve_ranks(f, ranks)
-    return ranks, _GroupView(f, op, nodes, idx, None, M, True)
 
 
 def test_bytes_that_stay_in_one_node_pay_that_nodes_step():
@@ -38,7 +32,8 @@ def test_bytes_that_stay_in_one_node_pay_that_nodes_step():
     f = built("rail:servers=2,gpus=8")
     M = np.zeros((16, 16))
     M[0, 1] = 12345.0
-    ranks, view = _group(f, 16, "all-to-allv", M / M.sum())
+    ranks = list(f.endpoints)[:16]
+    view = group_view(f, "all-to-allv", ranks, M)
     assert view.n_nodes == 2
     assert p2p_protocol(runtime("nccl"), view, 12345, local=True)[0] == "LL"
     assert p2p_protocol(runtime("nccl"), view, 12345)[0] == "Simple"
@@ -57,7 +52,8 @@ def test_an_all_to_alls_node_messages_cross_at_ll_rate(release):
     # as the operation's traffic. Before, every message was priced Simple (n x per byte)
     f = built("rail:servers=2,gpus=8,links=1")
     n = 128 * KiB
-    ranks, view = _group(f, 16)
+    ranks = list(f.endpoints)[:16]
+    view = group_view(f, "all-to-all", ranks)
     rt = runtime(release)
     per = n / 16
     assert p2p_protocol(rt, view, per, local=True)[0] == "LL"
@@ -77,7 +73,8 @@ def test_messages_of_one_protocol_keep_the_scalar_rule():
     # 1 MiB a rank (64 KiB a peer): every message Simple, local or not, so the all-to-all's
     # one-message rule stands (n x per byte)
     f = built("rail:servers=2,gpus=8,links=1")
-    ranks, view = _group(f, 16)
+    ranks = list(f.endpoints)[:16]
+    view = group_view(f, "all-to-all", ranks)
     rt = runtime("nccl")
     assert p2p_protocol(rt, view, 65536, local=True)[0] == "Simple"
     c = cost(f, "all-to-all", 1 << 20, runtime="nccl", ranks=ranks)
