@@ -608,6 +608,31 @@ def trtllm_projection_shapes(m, tp, rows, release=None):
     return out
 
 
+def trtllm_router_shape(m, rows, release=None):
+    """``(n, k)`` of the MoE router gate GEMM TensorRT-LLM ``release`` (None: the newest
+    modelled) runs as a ``Linear`` (cuBLAS, the measured GEMM) for ``rows`` tokens on a rank,
+    a decode step's and a prompt pass's alike: the routed experts from the hidden size, where
+    the shape is one :data:`analysis.TRTLLM_ROUTER_SHAPES` holds; None for a model without MoE
+    layers, another shape, or at most :data:`TRTLLM_FUSED_A_MIN_LATENCY_TOKENS` rows in a
+    release with the dedicated router kernel (:func:`trtllm_runs_dsv3_gemms`) for a shape it
+    was built for (:data:`TRTLLM_DSV3_ROUTER_KERNEL_SHAPES`). The one rule for
+    :attr:`_Settings.router_gemm_use` and ``analysis._serving._prefill_router``.
+
+    >>> from analysis import model_config
+    >>> m, k2 = model_config("deepseek-r1"), model_config("kimi-k2")
+    >>> trtllm_router_shape(m, 17), trtllm_router_shape(m, 16), trtllm_router_shape(k2, 16)
+    ((256, 7168), None, (384, 7168))
+    >>> trtllm_router_shape(m, 16, "0.20.0")      # before the dedicated kernel: cuBLAS
+    (256, 7168)
+    """
+    shape = (m.routed_experts, m.hidden)
+    if (not m.moe_layers or shape not in TRTLLM_ROUTER_SHAPES
+            or (rows <= TRTLLM_FUSED_A_MIN_LATENCY_TOKENS and trtllm_runs_dsv3_gemms(release)
+                and shape in TRTLLM_DSV3_ROUTER_KERNEL_SHAPES)):
+        return None
+    return shape
+
+
 #: Kernels TensorRT-LLM's MLA generation launches on Hopper around the attention kernel of
 #: :data:`GRAPH_KERNELS` (``gen_attention``), by position: on SM90 with 576-wide latent + rope
 #: heads it runs FlashMLA (``ModelConfig.enable_flash_mla``; the executor then forces
@@ -2357,12 +2382,12 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         ``ep_kernel="all-to-allv"``), passed to ``analysis.cost``; ``None``: its default.
     ep_kernel : str, optional
         MoE exchange kernel for dispatch and combine (:data:`fabric.EXCHANGE_KERNELS`),
-        costed by :func:`analysis.moe_exchange` with uniform routing, every expert rank
-        sending ``ceil(tokens / ep)`` tokens; with fewer tokens than expert ranks only the
-        ranks that hold tokens send (``moe_exchange(sources=)``; :func:`_rank_tokens`:
-        the sequences spread over the attention groups, each group's tokens over its
-        ranks), each its most (exact where they hold alike: batch 1 on ep 72 is one rank's
-        token, not one on each of 72); ``None``: the
+        costed by :func:`analysis.moe_exchange` with uniform routing: the expert ranks
+        that hold tokens send (:func:`_rank_tokens`: the sequences spread over the attention
+        groups, each group's tokens over its ranks; ``moe_exchange(sources=)`` where some
+        hold none), each the most any holds, at every token count (exact where they hold
+        alike: batch 1 on ep 72 is one rank's token, not one on each of 72; an upper bound
+        where they do not); ``None``: the
         collectives model's all-to-all (or all-to-allv under skew), or, with
         ``engine="trtllm"`` under attention data parallelism where TensorRT-LLM runs no
         MNNVL all-to-all, its allgather + reducescatter (:func:`trtllm_gathers`).
@@ -2819,21 +2844,15 @@ class _Settings:
         the rank's rows (:attr:`t_dp`: each rank routes every token its MoE sees, its own
         under attention DP, all of its group's under attention TP), ``n`` the routed experts,
         ``k`` the hidden size; or None: not ``engine="trtllm"`` in a replayed graph with the
-        published rates and no user ``compute_efficiency``, no ``router_gemm`` kernel, a
-        router shape not in :data:`analysis.TRTLLM_ROUTER_SHAPES`, or at most
-        :data:`TRTLLM_FUSED_A_MIN_LATENCY_TOKENS` rows in a release with the dedicated kernel
-        for the router's shape (its counts; :attr:`dsv3_gemms`,
-        :data:`TRTLLM_DSV3_ROUTER_KERNEL_SHAPES`: an earlier release, or another shape, runs
-        cuBLAS there too)."""
-        m = self.m
+        published rates and no user ``compute_efficiency``, no ``router_gemm`` kernel, or no
+        shape :func:`trtllm_router_shape` gives at those rows in the step's release (a shape
+        not measured, or the dedicated kernel's rows and shapes: its counts)."""
         if (self.engine != "trtllm" or not self.cuda_graphs or not self.published_rates
-                or self.fl_eff is not None or not m.moe_layers
-                or "router_gemm" not in self.kernel_lists["moe_ffn"]
-                or (m.routed_experts, m.hidden) not in TRTLLM_ROUTER_SHAPES
-                or (self.t_dp <= TRTLLM_FUSED_A_MIN_LATENCY_TOKENS and self.dsv3_gemms
-                    and (m.routed_experts, m.hidden) in TRTLLM_DSV3_ROUTER_KERNEL_SHAPES)):
+                or self.fl_eff is not None or not self.m.moe_layers
+                or "router_gemm" not in self.kernel_lists["moe_ffn"]):
             return None
-        return ("gemm", self.t_dp, m.routed_experts, m.hidden)
+        shape = trtllm_router_shape(self.m, self.t_dp, self.trtllm_release)
+        return None if shape is None else ("gemm", self.t_dp, *shape)
 
     @functools.cached_property
     def router_measured(self):
@@ -3538,7 +3557,6 @@ def _communication(s, route):
     ep = lay.ep
     tp_bytes = s.t_dp * m.hidden * m.activation_bytes    # one group's activations
     t_allreduce = _slowest_tp_allreduce(s, tp_bytes)
-    tokens = s.tokens
     traffic = route.traffic
     exchange = None
     if lay.etp > 1:
@@ -3548,12 +3566,11 @@ def _communication(s, route):
     elif kern is not None and ep > 1:
         from ._moe_exchange import moe_exchange
         ranks = [s.fabric.endpoints[i] for i in s.pos[:ep]]
-        per, sources = max(1, math.ceil(tokens / ep)), None
-        if tokens < ep:     # only the ranks that hold tokens send (their EP positions)
-            held = _rank_tokens(s.graph_batch, s.q, lay.dp, lay.tp)
-            sources = [i for i, n in enumerate(held) if n]
-            per = max(held)
-        exchange = moe_exchange(s.fabric, m, per, ranks, kernel=kern, sources=sources,
+        # the ranks that hold tokens send (their EP positions), each the most any holds
+        held = _rank_tokens(s.graph_batch, s.q, lay.dp, lay.tp)
+        sources = [i for i, n in enumerate(held) if n]
+        exchange = moe_exchange(s.fabric, m, max(held), ranks, kernel=kern,
+                                sources=sources if len(sources) < ep else None,
                                 dispatch_bytes=s.dispatch_b, combine_bytes=s.combine_b,
                                 # a kernel picks its own paths; only the collective takes one
                                 transport=s.transport if kern.dedup == "collective" else None,

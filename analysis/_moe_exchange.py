@@ -227,11 +227,11 @@ from fabric import (
 )
 from fabric import runtime as get_runtime
 from fabric import transport as get_transport
-from fabric._exchange import EXCHANGE_ADAPTIVE_ROUTING, serial_copies
+from fabric._exchange import EXCHANGE_ADAPTIVE_ROUTING, received_copies, serial_copies
 from fabric._failures import require_joined
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
-from fabric._units import is_numeral
+from fabric._units import is_numeral, name_list
 
 from ._collectives import (
     MESSAGE_TECHNOLOGIES,
@@ -777,8 +777,7 @@ def _lost_port(fabric, node):
     lost += [f"link {u}-{v}" for u, v in fabric.failures.links if {u, v} & nics]
     if not lost:
         return ""
-    return ": " + (", ".join(lost[:-1]) + " and " + lost[-1] if len(lost) > 1 else lost[0]) + \
-        " failed"
+    return f": {name_list(lost, most=None)} failed"
 
 
 def _link_efficiency(tech, payload):
@@ -974,12 +973,7 @@ def _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, nbytes, rdma_only=Fal
     same = dom[:, None] == dom[None, :]
     if rdma_only:
         same = np.eye(ep, dtype=bool)
-    if kern.dedup == "expert":
-        pair = np.full((ep, ep), tokens * k / ep * nbytes)
-    else:
-        pair = np.full((ep, ep), tokens * p_rank * nbytes)
-    pair[~src] = 0.0
-    np.fill_diagonal(pair, 0.0)
+    pair = _copy_pairs(kern.dedup, k, tokens, p_rank, src) * nbytes
     if kern.forwarding:
         # Network: once per (token, remote node), to the rail peer (same local index).
         labels = np.unique(dom)
@@ -991,13 +985,41 @@ def _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, nbytes, rdma_only=Fal
         net = np.where(rail & src[:, None], tokens * p_node * nbytes, 0.0)
         # Scale-up: the forwarder in each node delivers every token that reaches a local
         # rank, for the sources of its rail (at most one per node, its own included).
-        rail_sources = np.bincount(local[src], minlength=ep)[local]
+        rail_sources = _holders(local, src)
         up = np.where(same, (rail_sources * tokens * p_rank * nbytes)[:, None], 0.0)
         np.fill_diagonal(up, 0.0)
     else:
         net = np.where(same, 0.0, pair)
         up = np.where(same, pair, 0.0)
     return up, net
+
+
+def _copy_pairs(dedup, k, tokens, p_rank, held):
+    """Expected copies each EP rank sends each other one (row the sender; the diagonal and
+    the rows of the ranks ``held`` does not mark zero): ``tokens x k / ep`` (token, expert)
+    copies where the kernel sends one per expert (``dedup`` ``"expert"``), else ``tokens x
+    p_rank`` (token, rank) copies. :func:`_matrices` and the collective's all-to-allv.
+
+    >>> _copy_pairs("rank", 8, 2, 0.5, _held_ranks([1, 2], 3)).tolist()
+    [[0.0, 0.0, 0.0], [1.0, 0.0, 1.0], [1.0, 1.0, 0.0]]
+    """
+    ep = len(held)
+    per = tokens * k / ep if dedup == "expert" else tokens * p_rank
+    pair = np.full((ep, ep), per)
+    pair[~held] = 0.0
+    np.fill_diagonal(pair, 0.0)
+    return pair
+
+
+def _holders(label, held):
+    """For each EP rank, the ranks holding tokens (``held``, a mask over the EP ranks) that
+    share its ``label`` (its load/store domain, or its local index: its rail), itself
+    included.
+
+    >>> _holders(np.array([0, 0, 1, 1]), _held_ranks([0, 1, 2], 4)).tolist()
+    [2, 2, 1, 1]
+    """
+    return np.bincount(label[held], minlength=int(label.max()) + 1)[label]
 
 
 def _unit_link_loads(fabric, ranks, pattern, payload):
@@ -1252,8 +1274,7 @@ def _peer_sources(dom, held):
     >>> _peer_sources(dom, _held_ranks(None, 8)), _peer_sources(dom, _held_ranks([0, 5], 8))
     (3, 1)
     """
-    count = np.bincount(dom[held], minlength=int(dom.max()) + 1)[dom]
-    return int((count - held).max())
+    return int((_holders(dom, held) - held).max())
 
 
 def _held_ranks(sources, ep):
@@ -1524,7 +1545,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     # what one EP rank receives in the dispatch (the copies it holds experts for), expected:
     # (token, expert) copies, (token, rank) copies; every rank alike (every source spreads
     # its copies evenly over the ranks)
-    received_expert = tokens * k * sources / n_ep
+    received_expert = received_copies(tokens, k, n_ep, sources)
     received_rank = tokens * sources * p_rank
 
     ls = get_transport("loadstore")
@@ -1564,9 +1585,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         if n_ep < 2:
             t_d = t_c = 0.0
         else:
-            pair = np.full((n_ep, n_ep), tokens * p_rank)
-            pair[~held] = 0.0                  # the ranks that hold no tokens send none
-            np.fill_diagonal(pair, 0.0)
+            pair = _copy_pairs(kern.dedup, k, tokens, p_rank, held)
             t_d = _collective_phase(fabric, ranks, pair * b_d, runtime, transport, collective)
             t_c = _collective_phase(fabric, ranks, pair.T * b_c, runtime, transport, collective)
         zero = {"scaleup": 0.0, "network": 0.0, "local_copy": 0.0, "scaleup_bytes": 0.0, "nic_bytes": 0.0}

@@ -8,6 +8,7 @@ head to head.
 import numpy as np
 
 from fabric import format_size
+from fabric._units import name_list
 
 from ._report_parts import (
     DECODE_BATCH,
@@ -129,12 +130,6 @@ def size_runs(flags, sizes):
     return runs
 
 
-def _op_list(ops):
-    """'all-reduce', 'all-reduce and all-gather', 'all-reduce, all-gather and reduce-scatter'."""
-    ops = list(ops)
-    return ops[0] if len(ops) == 1 else ", ".join(ops[:-1]) + f" and {ops[-1]}"
-
-
 def collective_findings(best, systems, ops):
     """One sentence per group of operations whose comparison reads the same.
 
@@ -168,7 +163,7 @@ def collective_findings(best, systems, ops):
         bodies.setdefault(body, []).append(op)
     out = []
     for body, same in bodies.items():
-        what = _op_list(same)
+        what = name_list(same, most=None)   # 'all-reduce and all-gather'
         if len(same) > 1:
             what += (f" (the same figures for {'both' if len(same) == 2 else 'each'}: equal "
                      "bus bandwidths and ratios)")

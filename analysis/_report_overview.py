@@ -7,6 +7,8 @@ section a reader jumps to agree. A table a report left out (``sections=``) leave
 clause out.
 """
 
+from fabric._units import name_list
+
 from ._report_parts import (
     NO_RUNTIME,
     computed_bandwidth,
@@ -33,11 +35,6 @@ def _chip_name(f):
     return getattr(f.chip, "name", None)
 
 
-def _listing(items):
-    items = list(items)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def _compared(fabrics, keys):
     names = list(fabrics)
     chips = {n: f.n_endpoints for n, f in fabrics.items()}
@@ -47,7 +44,7 @@ def _compared(fabrics, keys):
     else:
         text = f"Compared: {one[0]} against {one[1]}"
         if len(one) > 2:
-            text += f", with {_listing(one[2:])} alongside"
+            text += f", with {name_list(one[2:], most=None)} alongside"
     kinds = {_chip_name(f) for f in fabrics.values()}
     if len(fabrics) > 1 and len(kinds) == 1 and None not in kinds:
         text += (f"; every system carries the same chip ({kinds.pop()}), so the differences "
@@ -76,12 +73,12 @@ def _runtimes(keys):
     if timed:
         text = f"times of collectives are under the {_named()}"
         if ideal:
-            text += (f", except {_listing(ideal)}, which are under the {_named('ideal')}")
+            text += (f", except {name_list(ideal, most=None)}, which are under the {_named('ideal')}")
         parts.append(text)
     elif ideal:
-        parts.append(f"{_listing(ideal)} are under the {_named('ideal')}")
+        parts.append(f"{name_list(ideal, most=None)} are under the {_named('ideal')}")
     if none:
-        parts.append(f"{_listing(none)} price loads and routed link loads ({NO_RUNTIME})")
+        parts.append(f"{name_list(none, most=None)} price loads and routed link loads ({NO_RUNTIME})")
     if not parts:
         return ""
     text = "; ".join(parts) + ". Every caption names the runtime its times use."

@@ -8,6 +8,7 @@ import functools
 import math
 
 from fabric import SpecError, format_size, format_time
+from fabric._units import name_list
 
 from . import _plots
 from ._report_findings import (
@@ -218,9 +219,7 @@ def _picked_text(picked, wanted=(2 ** 10, 2 ** 20, 2 ** 30)):
     text = "the swept sizes nearest 1KiB, 1MiB and 1GiB"
     if list(picked) == list(wanted):
         return text
-    names = [format_size(x) for x in picked]
-    return text + (f" (here {', '.join(names[:-1])} and {names[-1]})" if len(names) > 1
-                   else f" (here {names[0]})")
+    return f"{text} (here {name_list(map(format_size, picked), most=None)})"
 
 
 def collectives_section(fabrics, ops, sizes, executor, quiet):

@@ -2189,16 +2189,24 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
         per_peer /= max(1, view.p)
     # the channels reported are the message's p2p channels (NCCL's, not the collective count);
     # an all-to-allv's pairs choose their protocols each from its own bytes
+    # LL carries 8 data bytes per 16-byte line (the protocol's efficiency, not a tuner
+    # figure): a message's LL bytes (all, none, or before 2.22 a trailing chunk) cross at
+    # that rate
     eff = 1 / PROTOCOLS["LL"].efficiency
+    wire = None
     if op == "all-to-allv":
-        proto, nc, lat_proto, wire, share = _alltoallv_pairs(rt, view, n, hw)
+        import numpy as np
+
+        pairs = np.asarray(view.M, dtype=float) * n
+        off = ~np.eye(view.p, dtype=bool)
+        proto, nc, lat_proto, share, ll = _p2p_messages(rt, view, pairs[off], hw)
+        if ll is not None:
+            # the matrix of bytes on the wire: each pair's LL bytes at LL's efficiency, the
+            # self copies as they are
+            wire = pairs.copy()
+            wire[off] += (eff - 1.0) * ll
     else:
-        proto, nc, ll = _p2p_plan(rt, view, per_peer)
-        lat_proto, wire = proto, None
-        # LL carries 8 data bytes per 16-byte line (the protocol's efficiency, not a tuner
-        # figure): the message's LL bytes (all, none, or before 2.22 a trailing chunk) cross
-        # at that rate
-        share = min(1.0, ll / per_peer) if per_peer > 0 else (1.0 if proto == "LL" else 0.0)
+        proto, nc, lat_proto, share, _ll = _p2p_messages(rt, view, (per_peer,), hw)
     # one step of the protocol the message runs: a p2p step is a ring step (one send to a
     # peer, one receive), and a Simple step pays a flag round and a system fence an LL step
     # does not (prims_simple.h postPeer; tuning.cc ring hwLat: NVLink 0.6 / 3.4 us). Before
@@ -2239,24 +2247,34 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
                       channels=nc, fixed=fixed)]
 
 
-def _alltoallv_pairs(rt, view, n, hw):
-    """An all-to-allv's messages pair by pair: NCCL plans each pair's send as its own message
-    (``addP2pToPlan`` per round: protocol and channels from that message's bytes), so a
-    matrix's small pairs can run LL and its large ones Simple. Returns ``(protocol, channels,
-    step protocol, wire, share)``: the largest message's protocol and channels (the ones
-    reported), the protocol whose per-step latency on ``hw`` the operation pays (the
-    slowest among the messages that carry bytes: Simple's when any runs Simple), and
-    either ``wire`` (the matrix of bytes on the wire, each pair's LL bytes counted at LL's
-    efficiency; the self copies as they are) with ``share`` None, or, where every pair that
-    carries bytes has the same LL share (a uniform matrix's), ``wire`` None and that
-    ``share`` (the all-to-all's scalar rule, exactly).
+def _p2p_messages(rt, view, sizes, hw):
+    """The point-to-point messages of one operation, each planned as NCCL plans it
+    (:func:`_p2p_plan`: ``addP2pToPlan`` once per round, protocol and channels from that
+    message's own bytes), so an all-to-allv's small pairs can run LL and its large ones
+    Simple. ``sizes``: every message's bytes (a send/recv's or an all-to-all's one message;
+    an all-to-allv's off-diagonal pairs). Returns ``(protocol, channels, step protocol,
+    share, ll)``: the largest message's protocol and channels (the ones reported); the
+    protocol whose per-step latency on ``hw`` the operation pays (the slowest among the
+    messages that carry bytes: Simple's when any runs Simple); and either ``share``, the LL
+    share of the bytes where every message that carries bytes has the same one (one message,
+    or a uniform matrix: an empty message counts as its protocol's, 1 for LL), with ``ll``
+    None, or ``share`` None and ``ll`` each message's LL bytes (in the order of ``sizes``).
+
+    >>> import fabric, topologies
+    >>> from analysis._collectives import _GroupView, resolve_ranks
+    >>> f = topologies.build("dgx-h100")
+    >>> nodes, idx = resolve_ranks(f, None)
+    >>> view = _GroupView(f, "all-to-all", nodes, idx, None, None, True)
+    >>> rt = fabric.runtime("nccl")
+    >>> _p2p_messages(rt, view, (4096.0,), "nvlink")
+    ('LL', 1, 'LL', 1.0, None)
+    >>> proto, nc, step, share, ll = _p2p_messages(rt, view, (4096.0, 1 << 20), "nvlink")
+    >>> proto, step, share, ll.tolist()
+    ('Simple', 'Simple', None, [4096.0, 0.0])
     """
     import numpy as np
 
-    p = view.p
-    pairs = np.asarray(view.M, dtype=float) * n
-    off = ~np.eye(p, dtype=bool)
-    sizes, where = np.unique(pairs[off], return_inverse=True)
+    sizes, where = np.unique(np.asarray(sizes, dtype=float), return_inverse=True)
     plans = [_p2p_plan(rt, view, b) for b in sizes]
     big = plans[-1]
     busy = [pl for b, pl in zip(sizes, plans) if b > 0] or [big]
@@ -2266,11 +2284,8 @@ def _alltoallv_pairs(rt, view, n, hw):
     shares = np.minimum(1.0, ll[carried] / sizes[carried])
     if shares.size == 0 or np.all(shares == shares[0]):
         share = float(shares[0]) if shares.size else (1.0 if big[0] == "LL" else 0.0)
-        return big[0], big[1], lat_proto, None, share
-    eff = 1 / PROTOCOLS["LL"].efficiency
-    wire = pairs.copy()
-    wire[off] += (eff - 1.0) * np.minimum(ll[where], sizes[where])
-    return big[0], big[1], lat_proto, wire, None
+        return big[0], big[1], lat_proto, share, None
+    return big[0], big[1], lat_proto, None, np.minimum(ll, sizes)[where.ravel()]
 
 
 def _generic(rt, view, op, n, algorithm, ops):

@@ -128,8 +128,6 @@ from ._decode import (
     KERNEL_FLOORS,
     KERNELS,
     LAUNCH_OVERHEAD,
-    TRTLLM_DSV3_ROUTER_KERNEL_SHAPES,
-    TRTLLM_FUSED_A_MIN_LATENCY_TOKENS,
     TWO_BATCH,
     check_trtllm_release,
     collective_holds_starts,
@@ -145,7 +143,7 @@ from ._decode import (
     trtllm_gather_element_bytes,
     trtllm_gathers,
     trtllm_projection_shapes,
-    trtllm_runs_dsv3_gemms,
+    trtllm_router_shape,
     unreached_pair,
 )
 from ._gemm import (
@@ -154,7 +152,7 @@ from ._gemm import (
     gemm_compute_efficiency,
     grouped_gemm_rate,
 )
-from ._gemm_measured import TRTLLM_ROUTER_SHAPES, trtllm_gemm_max_rows, trtllm_gemm_time
+from ._gemm_measured import trtllm_gemm_max_rows, trtllm_gemm_time
 from ._mla_measured import mla_context_max_isl, mla_context_time
 from ._models import model_config
 from ._speculative import expected_accepted_tokens
@@ -1026,17 +1024,15 @@ def _prefill_measured_gemms(chip, fmt, lay, isl, shapes, whole=()):
 def _prefill_router(m, chip, lay, isl, engine, efficiency, release=None):
     """``(seconds, flops)`` of a MoE layer's router gate GEMM for one ``isl``-token prompt at
     TensorRT-LLM's measured BF16 ``Linear`` time, as the decode step takes it
-    (:meth:`analysis._decode._Settings.router_measured`: DeepSeek's shape,
-    :data:`analysis.TRTLLM_ROUTER_SHAPES`, above
-    :data:`analysis._decode.TRTLLM_FUSED_A_MIN_LATENCY_TOKENS` rows, where every code state
-    runs it on cuBLAS, and at every count in a TensorRT-LLM ``release`` before the dedicated
-    kernel, :func:`analysis.trtllm_runs_dsv3_gemms`), every rank routing the prompt's tokens
-    whole; or None: only ``engine="trtllm"``, no user ``efficiency``."""
-    shape = (m.routed_experts, m.hidden)
-    if (engine != "trtllm" or efficiency is not None or not m.moe_layers
-            or shape not in TRTLLM_ROUTER_SHAPES
-            or (isl <= TRTLLM_FUSED_A_MIN_LATENCY_TOKENS and trtllm_runs_dsv3_gemms(release)
-                and shape in TRTLLM_DSV3_ROUTER_KERNEL_SHAPES)):
+    (:meth:`analysis._decode._Settings.router_measured`), at the shape
+    :func:`analysis._decode.trtllm_router_shape` gives for the prompt's rows in TensorRT-LLM
+    ``release`` (the shape measured, not the dedicated kernel's), every rank routing the
+    prompt's tokens whole; or None: only ``engine="trtllm"``, no user ``efficiency``, a shape
+    there."""
+    if engine != "trtllm" or efficiency is not None:
+        return None
+    shape = trtllm_router_shape(m, isl, release)
+    if shape is None:
         return None
     return _prefill_measured_gemms(chip, chip.gemm_format(m.math_format("router")), lay, isl,
                                    {"router_gemm": shape}, whole=("router_gemm",))

@@ -759,6 +759,18 @@ def serial_copies(copies, blocks):
     """
     return -(-math.ceil(copies) // int(blocks))
 
+
+def received_copies(tokens, k, ep, sources):
+    """The (token, expert) copies one of ``ep`` EP ranks receives in a dispatch, expected,
+    when ``sources`` of them each send ``tokens`` tokens to ``k`` experts spread evenly over
+    the ranks: ``tokens x k x sources / ep``, every rank alike (the one count of it:
+    :meth:`ExchangeKernel.receive_walk` and ``analysis.moe_exchange``'s receiving side).
+
+    >>> received_copies(128, 8, 16, 16), received_copies(1, 8, 16, 2)
+    (1024.0, 1.0)
+    """
+    return tokens * k * sources / ep
+
 #: Lanes of one warp (CUDA's ``warpSize``): a loop over the EP ranks run by one warp, one
 #: rank per lane per pass, takes ``ceil(ep / WARP_LANES)`` passes.
 WARP_LANES = 32
@@ -1491,7 +1503,7 @@ class ExchangeKernel:
         warps, most = self.count_grid
         blocks = min(max(-(-experts // warps), tokens * k), most)
         slots = max(experts // ep, 1) * ep
-        return (slots - 1, serial_copies(tokens * k * sources / ep, blocks))
+        return (slots - 1, serial_copies(received_copies(tokens, k, ep, sources), blocks))
 
     def walk_wraps(self, experts, ep):
         """Local experts the dispatch's receive walk (:meth:`receive_walk`) leaves before its
@@ -2396,7 +2408,22 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "and EXIT (the last round's STG drains unpriced). The walks: notes/moe.md of "
                 "session 26 (r1walk.py, r1walk90.py). Session 27: the ('cycle', 242) and "
                 "('cycle', 193) steps above left this entry for round_cycles (one count per "
-                "valid-slot count)")),
+                "valid-slot count). Session 28 (moe): the 'hopper' entry re-read together with its "
+                "round_cycles table, on the same sm_90a walk, each latency's count on a pattern's "
+                "critical chain read as the walk's slope in that latency (the cycles beyond the "
+                "trips grow by the count when the latency grows by one cycle): round 1 {l2 2, "
+                "const_l15 1, l1 2} with only slot 0 valid and {l2 2, const_l15 2, l1 2} with slots "
+                "0-3 (as above); a later round {l1 3, const_l1 1} with either (the totals above "
+                "counted 4 l1 and 1 / 2 const_l1: slot 0's send-index load returns before the "
+                "check that waits on it issues). The late batch's steps are charged for every "
+                "pattern in which it holds a valid slot, so they are its least: with slot 4 its "
+                "only valid slot ({0, 4}) the batch adds no load to either chain (slot 4's metadata "
+                "and row go out before the first wait; its trip hides the first batch's later "
+                "loads, so the chain holds fewer loads than with slot 0 alone): empty steps. The "
+                "full batch's loads beyond slots 0-3's (round 1 const_l15 3, const_l1 2, l1 1, one "
+                "const_l15 the late batch's row fetch charges; a later round l1 1, const_l1 5) are "
+                "in the all-8 counts of round_cycles (the steps before: round 1 {const_l15 2, "
+                "const_l1 2, l1 1}, a later round {l1 2, const_l1 5})")),
             ("round_cycles", _ROUND_CYCLES_SOURCE + (
                 "579435f9 sm_100a (the 'blackwell' entry; round 1 0x0510-0x1290 with the set-up "
                 "after BAR.SYNC, a later round 0x0660-0x1290; the pointer rows c[0x0][0x3c0 + 64 "
@@ -2409,8 +2436,19 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "{0-7}): the table (193 x 7, 360) and (214 x 7, 320); session 24's four patterns reproduced: 421.4 / 594.1 / 635.2 / 462.5 "
                 "beyond the trips for {0} / {0-6} / {0-7} / {0, 7}; its 242, the least of those "
                 "four, exceeded the walk for 22 of the 128 patterns, slot 7 valid and slot 6 not, "
-                "by up to 27.3 cycles). The Hopper build (sm_90a) not counted: no entry (session "
-                "26: its round-1 entry charges more than the walk for some patterns)")),
+                "by up to 27.3 cycles). 579435f9 sm_90a (the 'hopper' entry; session 28, with the "
+                "entry's round_reads re-read: session 25's build a2a90.o; round 1 from the "
+                "instruction after BAR.SYNC, 0x05f0-0x0680, then the 16-B path 0x2950-0x39c0, a "
+                "later round 0x29f0-0x39c0; Hopper's latencies; the pointer rows c[0x0][0x250 + 64 "
+                "x rank] each alone on its 64-B line, none read before round 1: no placement "
+                "changes a walk): round 1 487.0 / 171.1 / 160.1 / 214.0 / 203.1 / 351.0 / 591.6 / "
+                "730.2 cycles with 1 .. 8 valid slots (least patterns {0} / {0, 4} / {0, 1, 4} / "
+                "{0, 1, 3, 4} and {0, 2-4} / {0-4} / {0-5} / {0-6} / {0-7}), a later round 440.0 / "
+                "244.0 / 244.0 / 244.0 / 248.0 / 326.7 / 498.1 / 567.5 ({0} / {0, 4} / {0, 2, 4} and "
+                "{0, 3, 4} / {0, 2-4} / {0-4} / {0-5} / {0-6} / {0-7}): the tables (160, 160, 160, "
+                "203, 203, 350, 591, 730) and (244, 244, 244, 244, 248, 326, 498, 567); with them no "
+                "pattern is charged more than its walk (before, with no table, the entry's late "
+                "batch steps charged {0, 1, 4} 123.1 cycles more than its walk)")),
             ("release_fence", ("NVIDIA/TensorRT-LLM moeAlltoAllKernels.cu (flashinfer-ai/"
                                "flashinfer 579435f9 port): moeA2ADispatchKernel's last block "
                                "stores send_counters into every peer's recv_counters, then "
@@ -2593,12 +2631,14 @@ EXCHANGE_KERNELS = {k.name: k for k in (
             ("hopper", 8, 0,
              (("l1_hit", 2),),
              (("const_l15", 1), ("l1_hit", 2)),
-             ((("const_l15", 2), ("const_l1", 2), ("l1_hit", 1)),),
-             (("l1_hit", 4), ("const_l1", 1)),
-             (("l1_hit", 4), ("const_l1", 2)),
-             ((("l1_hit", 2), ("const_l1", 5)),))),
+             ((),),
+             (("l1_hit", 3), ("const_l1", 1)),
+             (("l1_hit", 3), ("const_l1", 1)),
+             ((),))),
         round_cycles=(("blackwell", 8, 0, (193, 193, 193, 193, 193, 193, 193, 360),
-                       (214, 214, 214, 214, 214, 214, 214, 320)),),
+                       (214, 214, 214, 214, 214, 214, 214, 320)),
+                      ("hopper", 8, 0, (160, 160, 160, 203, 203, 350, 591, 730),
+                       (244, 244, 244, 244, 248, 326, 498, 567))),
     ),
     ExchangeKernel(
         "pplx", dedup="expert", forwarding=False, scale_out=True, pipelined=True,

@@ -400,14 +400,17 @@ _WHOLE_BELOW = 1e15
 
 
 def name_list(names, most=4):
-    """Names for a message, as written: ``'a, b and c'``; past ``most``, the first
-    ``most - 1`` and how many more (``'a, b, c and 5 more'``).
+    """Names for a message or a page, as written: ``'a, b and c'``; past ``most``, the first
+    ``most - 1`` and how many more (``'a, b, c and 5 more'``); ``most=None``: every name.
+    The one spelling of such a list in the packages.
 
     >>> name_list(["'chip0'"]), name_list(["a", "b", "c"]), name_list("abcdefgh")
     ("'chip0'", 'a, b and c', 'a, b, c and 5 more')
+    >>> name_list("abcdef", most=None)
+    'a, b, c, d, e and f'
     """
     names = list(names)
-    if len(names) > most:
+    if most is not None and len(names) > most:
         names = names[:most - 1] + [f"{len(names) - most + 1} more"]
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 

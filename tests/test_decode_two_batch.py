@@ -9,6 +9,7 @@ behind A, five stages per layer, a receive waiting for its send's transfer).
 import types
 
 import pytest
+from decode_settings import decode_settings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -140,14 +141,8 @@ def _tbo_settings(fab, **over):
     """decode's resolved settings for the check row's two-batch step (128 tokens per GPU,
     2000-token context), TensorRT-LLM kernel lists, compute at peak; ``over`` replaces
     any of :data:`TBO`."""
-    return D._settings("deepseek-v3", fab, tokens_per_sequence=1, transport=None,
-                       algorithm="auto", skew=0.0, fusion_factor=1.0,
-                       launch_overhead=D.LAUNCH_OVERHEAD.value,
-                       hbm_efficiency=None,
-                       chip=None, collective=None, runtime=None, cuda_graphs=True,
-                       graph_kernel_overhead=D.GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
-                       batch=128 * 72, context=2000,
-                       **{"compute_efficiency": 1.0, **TBO, **over})
+    return decode_settings(fab, "deepseek-v3", 128 * 72, context=2000,
+                           **{"compute_efficiency": 1.0, **TBO, **over})
 
 
 def test_two_batch_by_hand(fab):
@@ -343,12 +338,7 @@ def test_two_batch_prices_the_attention_kernels_as_the_single_batch_pass(model, 
     if layout is not None:
         kw["layout"] = layout
     step = analysis.decode_step(model, f, batch=128 * 72, context=2000, **kw)
-    s = D._settings(model, f, tokens_per_sequence=1, transport=None, algorithm="auto",
-                    skew=0.0, fusion_factor=1.0, launch_overhead=D.LAUNCH_OVERHEAD.value,
-                    hbm_efficiency=None, chip=None, collective=None,
-                    runtime=None, cuda_graphs=True,
-                    graph_kernel_overhead=D.GRAPH_KERNEL_OVERHEAD.value,
-                    batch=128 * 72, context=2000, **kw)
+    s = decode_settings(f, model, 128 * 72, context=2000, **kw)
     mem = D._memory_fit(s)
     prepare, core = D._two_batch_attention_stages(s, mem)
     names = D._attention_names(s)

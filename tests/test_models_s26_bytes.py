@@ -9,6 +9,7 @@ import dataclasses
 import math
 
 import pytest
+from decode_settings import decode_settings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -102,12 +103,6 @@ def test_the_step_reads_router_and_head_at_two_bytes():
                                 hbm_efficiency=0.5)
     bw = D.fabric_chip(fab).hbm_bandwidth * 0.5
     assert step.head.weights == pytest.approx(m.head_params * BF16 / 8 / bw, rel=1e-12)
-    s = D._settings(m, fab, batch=64, context=2048, layout="tp=8", tokens_per_sequence=1,
-                    transport=None, algorithm="auto", skew=0.0, overlap=0.0,
-                    fusion_factor=1.0, launch_overhead=D.LAUNCH_OVERHEAD.value,
-                    hbm_efficiency=0.5, compute_efficiency=None, dispatch_bytes=None,
-                    combine_bytes=None, chip=None, collective=None, runtime=None,
-                    ep_kernel=None, cuda_graphs=True,
-                    graph_kernel_overhead=D.GRAPH_KERNEL_OVERHEAD.value, engine="trtllm")
+    s = decode_settings(fab, m, 64, "tp=8", hbm_efficiency=0.5)
     read, _ = D._moe_ffn_work(s, s.routing)["router"]
     assert read == pytest.approx(m.router_params * BF16 / bw, rel=1e-12)

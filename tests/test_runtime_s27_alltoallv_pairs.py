@@ -1,5 +1,5 @@
 """An all-to-allv's pairs choose their protocols each from its own bytes (session 27, runtime;
-``analysis._runtime_cost._alltoallv_pairs``, used by ``_p2p``).
+``analysis._runtime_cost._p2p_messages``, used by ``_p2p``).
 
 NCCL plans every pair's send as its own message (NVIDIA/nccl ``src/enqueue.cc``
 ``scheduleP2pTasksToPlan`` -> ``addP2pToPlan`` once per round, its protocol and channels from
