@@ -1376,6 +1376,11 @@ class _GroupView:
         (one of the group's facts, found once: a runtime asks ~10 times a cost)."""
         return self._node_ranks
 
+    def same_node(self):
+        """A ``p x p`` boolean array: whether ranks ``i`` and ``j`` of the group are in one
+        node (load/store domain), the diagonal included."""
+        return self._dom[:, None] == self._dom[None, :]
+
     def peer_trip(self):
         """Seconds of one peer round trip inside the group: :func:`peer_round_trip` (the
         largest there-and-back path between two of its ranks in one load/store domain) plus

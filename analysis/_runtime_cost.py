@@ -1872,10 +1872,11 @@ def p2p_channels(rt, view):
     return p2pn, per_peer, nmin, chunk
 
 
-def p2p_protocol(rt, view, nbytes):
+def p2p_protocol(rt, view, nbytes, local=False):
     """``(protocol, channels)`` NCCL runs one point-to-point message of ``nbytes`` with (to
     one peer): LL or Simple by the release's ``ll_rule`` (``src/enqueue.cc``), on the p2p
-    channels (:func:`p2p_channels`), never the collective channel count.
+    channels (:func:`p2p_channels`), never the collective channel count. ``local``: the
+    peer is in the sender's node (load/store domain) of a group across nodes.
 
     * rule 0 (until 2.21): the message is cut into chunks of ``calcP2pChunkSize`` (at least
       the smallest part, channels doubled from ``nChannelsMin`` while a part exceeds the
@@ -1890,16 +1891,21 @@ def p2p_protocol(rt, view, nbytes):
       channels x ll_threshold``.
 
     The smallest / largest part is the step / 8 and x 32 in one node, / 2 and x 1 across
-    nodes; the step is the chunk (``p2pChunkSize``) but for rule 1's LL messages. Across
-    nodes the message is Simple under every rule: NCCL's p2p connection to a network peer
-    has no LL buffer unless ``NCCL_ALLOC_P2P_NET_LL_BUFFERS`` is set (``rt.p2p``
-    ``"net_ll_buffers"`` 0, its default), and the protocol choice requires one.
+    nodes; the step is the chunk (``p2pChunkSize``) but for rule 1's LL messages. Every
+    rule runs LL only over a connection with an LL buffer (``protoLL &=
+    conn->conn.buffs[NCCL_PROTO_LL] != nullptr``, every release): NCCL's p2p connection to a
+    network peer has none unless ``NCCL_ALLOC_P2P_NET_LL_BUFFERS`` is set (``rt.p2p``
+    ``"net_ll_buffers"`` 0, its default), so across nodes a message to a network peer is
+    Simple whatever its size; a peer in the sender's own node is reached over the P2P or SHM
+    transport, which allocates every protocol's buffer (``src/transport/p2p.cc``,
+    ``shm.cc``), so its message chooses as in one node (``local``), with the group's part
+    bounds (a group across nodes: the step / 2 and x 1).
     """
-    proto, ch, _ll = _p2p_plan(rt, view, nbytes)
+    proto, ch, _ll = _p2p_plan(rt, view, nbytes, local)
     return proto, ch
 
 
-def p2p_ll_bytes(rt, view, nbytes):
+def p2p_ll_bytes(rt, view, nbytes, local=False):
     """Bytes of one point-to-point message of ``nbytes`` that NCCL carries in LL.
 
     Rules 1 and 2 (from 2.22): the whole message or none (:func:`p2p_protocol`). Rule 0 (until
@@ -1908,22 +1914,22 @@ def p2p_ll_bytes(rt, view, nbytes):
     when it is at most ``ll_threshold`` (16 KiB): all the chunks when the chunk size is, else
     only a trailing remainder of at most the threshold.
     """
-    return _p2p_plan(rt, view, nbytes)[2]
+    return _p2p_plan(rt, view, nbytes, local)[2]
 
 
-def _p2p_plan(rt, view, nbytes):
+def _p2p_plan(rt, view, nbytes, local=False):
     """``(first chunk's protocol, channels, LL bytes)`` of one p2p message (see
-    :func:`p2p_protocol`, :func:`p2p_ll_bytes`)."""
+    :func:`p2p_protocol`, :func:`p2p_ll_bytes`); ``local``: to a peer in the sender's node."""
     _p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
     q = rt.p2p
     thr = q["ll_threshold"]
     b = math.ceil(nbytes)
     multi = view.n_nodes > 1
     lo, hi = _p2p_part_bounds(view, chunk)
-    if multi and not q["net_ll_buffers"]:
+    if multi and not local and not q["net_ll_buffers"]:
         # a network peer's p2p connection has no LL buffer (net.cc: shared p2p buffers, LL
         # only with NCCL_ALLOC_P2P_NET_LL_BUFFERS), so NCCL runs Simple to it whatever the
-        # size; the network peers bound a group across nodes
+        # size (a peer in the node has one: p2p.cc, shm.cc)
         thr = -1
     if q["ll_rule"] == 1:
         # the protocol first (thresholdLL), then the parts from that protocol's step
@@ -2180,7 +2186,6 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
     """Send/recv and all-to-all: grouped point-to-point transfers; ``ops`` grouped operations
     run as further work batches of one kernel (:func:`p2p_batch_chain`)."""
     t = view.transfer(algorithm, op)
-    hw = view.intra_hw if view.n_nodes == 1 else "net"
     # one message's bytes: an all-to-all's n is one rank's (n / p to each peer), an
     # all-to-allv's the traffic matrix's total (cost()), whose mean pair n / p / p sets the
     # batches
@@ -2188,25 +2193,40 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
     if op == "all-to-allv":
         per_peer /= max(1, view.p)
     # the channels reported are the message's p2p channels (NCCL's, not the collective count);
-    # an all-to-allv's pairs choose their protocols each from its own bytes
+    # every message chooses its protocol from its own bytes and its peer's connection (an
+    # all-to-allv's pairs; across nodes the node's peers and the network's: _p2p_messages)
     # LL carries 8 data bytes per 16-byte line (the protocol's efficiency, not a tuner
     # figure): a message's LL bytes (all, none, or before 2.22 a trailing chunk) cross at
     # that rate
     eff = 1 / PROTOCOLS["LL"].efficiency
     wire = None
+    multi = view.n_nodes > 1
     if op == "all-to-allv":
         import numpy as np
 
         pairs = np.asarray(view.M, dtype=float) * n
         off = ~np.eye(view.p, dtype=bool)
-        proto, nc, lat_proto, share, ll = _p2p_messages(rt, view, pairs[off], hw)
+        same = view.same_node()
+        proto, nc, step_lat, share, ll = _p2p_messages(rt, view, pairs[off], same[off])
         if ll is not None:
             # the matrix of bytes on the wire: each pair's LL bytes at LL's efficiency, the
             # self copies as they are
             wire = pairs.copy()
             wire[off] += (eff - 1.0) * ll
+    elif op == "all-to-all" and multi and view.ppn > 1:
+        # across nodes a rank's messages are of two kinds: to the peers of its node and to
+        # the network's (p2p_protocol: only the former have an LL buffer)
+        import numpy as np
+
+        proto, nc, step_lat, share, ll = _p2p_messages(rt, view, (per_peer, per_peer),
+                                                       (True, False))
+        if ll is not None:
+            same = view.same_node()
+            wire = np.full((view.p, view.p), float(per_peer))
+            wire += (eff - 1.0) * np.where(same, ll[0], ll[1])
+            np.fill_diagonal(wire, per_peer)
     else:
-        proto, nc, lat_proto, share, _ll = _p2p_messages(rt, view, (per_peer,), hw)
+        proto, nc, step_lat, share, _ll = _p2p_messages(rt, view, (per_peer,), (not multi,))
     # one step of the protocol the message runs: a p2p step is a ring step (one send to a
     # peer, one receive), and a Simple step pays a flag round and a system fence an LL step
     # does not (prims_simple.h postPeer; tuning.cc ring hwLat: NVLink 0.6 / 3.4 us). Before
@@ -2214,7 +2234,7 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
     # Simple chunks: the message's step is the first chunk's protocol's.
     # (a load/store step also pays its handoff: step_handoff)
     ls = t.step_loadstore + step_handoff(view.arch) if t.step_loadstore > 0 else 0.0
-    step = max(_lat(rt, hw, "ring", lat_proto), ls, t.step_message)
+    step = max(step_lat, ls, t.step_message)
     # an all-to-all's rounds beyond the channels queue as batches (p2p_batches), and every
     # grouped operation adds its own batches to the same channels (NCCL never puts two of a
     # group's works for one peer in one batch: a new p2pEpoch each, enqueue.cc
@@ -2233,32 +2253,37 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
             tr = transport(st.transport)
             msg_first = max(msg_first,
                             st.latency + tr.per_message_overhead - tr.software_post)
-    further = max(_lat(rt, hw, "ring", lat_proto), ls, msg_first)
+    further = max(step_lat, ls, msg_first)
     fixed = (rt.kernel_floor[view.arch] + ops * step + (per_op - 1) * ops * further
              + (batches - 1) * p2p_batch_chain(view.arch)) / ops
     if wire is not None:
         # pairs whose LL shares differ: each pair's LL bytes cross at LL's rate, the matrix
         # of wire bytes routed as the operation's traffic
         total = float(wire.sum())
-        time = fixed + total * view.transfer(algorithm, op, traffic=wire / total).per_byte
+        time = fixed + total * view.transfer(algorithm, "all-to-allv",
+                                             traffic=wire / total).per_byte
     else:
         time = fixed + n * t.per_byte * (1.0 + (eff - 1.0) * share)
     return [Candidate(library="p2p", schedule=algorithm, protocol=proto, time=time, choice=time,
                       channels=nc, fixed=fixed)]
 
 
-def _p2p_messages(rt, view, sizes, hw):
+def _p2p_messages(rt, view, sizes, local):
     """The point-to-point messages of one operation, each planned as NCCL plans it
     (:func:`_p2p_plan`: ``addP2pToPlan`` once per round, protocol and channels from that
-    message's own bytes), so an all-to-allv's small pairs can run LL and its large ones
-    Simple. ``sizes``: every message's bytes (a send/recv's or an all-to-all's one message;
-    an all-to-allv's off-diagonal pairs). Returns ``(protocol, channels, step protocol,
-    share, ll)``: the largest message's protocol and channels (the ones reported); the
-    protocol whose per-step latency on ``hw`` the operation pays (the slowest among the
-    messages that carry bytes: Simple's when any runs Simple); and either ``share``, the LL
-    share of the bytes where every message that carries bytes has the same one (one message,
-    or a uniform matrix: an empty message counts as its protocol's, 1 for LL), with ``ll``
-    None, or ``share`` None and ``ll`` each message's LL bytes (in the order of ``sizes``).
+    message's own bytes and its peer's connection), so an all-to-allv's small pairs can run LL
+    and its large ones Simple, and across nodes a message to a peer of the sender's node LL
+    where the network peers' run Simple. ``sizes``: every message's bytes (a send/recv's or
+    an all-to-all's one message; an all-to-allv's off-diagonal pairs); ``local``: for each,
+    whether its peer is in the sender's node (load/store domain; every message of a group in
+    one node). Returns ``(protocol, channels, step, share, ll)``: the largest message's
+    protocol and channels (the ones reported; a network peer's among equals); the per-step
+    latency the operation pays (NCCL's ring hwLat of the slowest message among those that
+    carry bytes, each on its own link class: the node's for a local peer, the network's
+    otherwise); and either ``share``, the LL share of the bytes where every message that
+    carries bytes has the same one (one message, or a uniform matrix: an empty message counts
+    as its protocol's, 1 for LL), with ``ll`` None, or ``share`` None and ``ll`` each
+    message's LL bytes (in the order of ``sizes``).
 
     >>> import fabric, topologies
     >>> from analysis._collectives import _GroupView, resolve_ranks
@@ -2266,26 +2291,36 @@ def _p2p_messages(rt, view, sizes, hw):
     >>> nodes, idx = resolve_ranks(f, None)
     >>> view = _GroupView(f, "all-to-all", nodes, idx, None, None, True)
     >>> rt = fabric.runtime("nccl")
-    >>> _p2p_messages(rt, view, (4096.0,), "nvlink")
-    ('LL', 1, 'LL', 1.0, None)
-    >>> proto, nc, step, share, ll = _p2p_messages(rt, view, (4096.0, 1 << 20), "nvlink")
+    >>> _p2p_messages(rt, view, (4096.0,), (True,))
+    ('LL', 1, 6e-07, 1.0, None)
+    >>> proto, nc, step, share, ll = _p2p_messages(rt, view, (4096.0, 1 << 20), (True, True))
     >>> proto, step, share, ll.tolist()
-    ('Simple', 'Simple', None, [4096.0, 0.0])
+    ('Simple', 3.4e-06, None, [4096.0, 0.0])
     """
     import numpy as np
 
-    sizes, where = np.unique(np.asarray(sizes, dtype=float), return_inverse=True)
-    plans = [_p2p_plan(rt, view, b) for b in sizes]
-    big = plans[-1]
-    busy = [pl for b, pl in zip(sizes, plans) if b > 0] or [big]
-    lat_proto = max((pl[0] for pl in busy), key=lambda pr: _lat(rt, hw, "ring", pr))
-    ll = np.array([pl[2] for pl in plans], dtype=float)
-    carried = sizes > 0
-    shares = np.minimum(1.0, ll[carried] / sizes[carried])
-    if shares.size == 0 or np.all(shares == shares[0]):
-        share = float(shares[0]) if shares.size else (1.0 if big[0] == "LL" else 0.0)
-        return big[0], big[1], lat_proto, share, None
-    return big[0], big[1], lat_proto, None, np.minimum(ll, sizes)[where.ravel()]
+    sizes = np.asarray(sizes, dtype=float).ravel()
+    local = np.broadcast_to(np.asarray(local, dtype=bool), sizes.shape)
+    ll = np.zeros_like(sizes)
+    kinds = []          # (bytes, to a network peer, plan)
+    for near in (True, False):
+        sel = local == near
+        if not sel.any():
+            continue
+        uniq, where = np.unique(sizes[sel], return_inverse=True)
+        plans = [_p2p_plan(rt, view, b, near) for b in uniq]
+        ll[sel] = np.minimum([pl[2] for pl in plans], uniq)[where.ravel()]
+        kinds += [(b, not near, pl) for b, pl in zip(uniq.tolist(), plans)]
+    kinds.sort(key=lambda k: (k[0], k[1]))
+    big = kinds[-1][2]
+    hw = {False: view.intra_hw, True: "net"}
+    busy = [k for k in kinds if k[0] > 0] or [kinds[-1]]
+    step = max(_lat(rt, hw[far], "ring", pl[0]) for _b, far, pl in busy)
+    shares = [min(1.0, pl[2] / b) for b, _far, pl in kinds if b > 0]
+    if not shares or all(x == shares[0] for x in shares):
+        share = shares[0] if shares else (1.0 if big[0] == "LL" else 0.0)
+        return big[0], big[1], step, share, None
+    return big[0], big[1], step, None, ll
 
 
 def _generic(rt, view, op, n, algorithm, ops):

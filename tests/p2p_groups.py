@@ -1,11 +1,12 @@
-"""One Hypothesis strategy for "a rank group of a perhaps degraded fabric, as a runtime sees it"
-(tests only; the point-to-point properties of sessions 26-27 draw it)."""
+"""One Hypothesis strategy for "a rank group of a perhaps degraded fabric, as a runtime sees it",
+and one way to build that view (tests only; the point-to-point tests of sessions 24-28 use
+them)."""
 
 from degrade import built, degrade
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from analysis._collectives import resolve_ranks
+from analysis._collectives import _GroupView, resolve_ranks
 from fabric import RoutingError
 
 
@@ -25,3 +26,11 @@ def rank_group(draw, specs, max_ranks=None, max_links=2, max_chips=1):
     except RoutingError:
         assume(False)
     return f, ranks, nodes, idx
+
+
+def group_view(f, op="send-recv", ranks=None, M=None, transport=None):
+    """The runtime's view of ``ranks`` (None: every endpoint) of ``f`` running ``op``
+    (``analysis._collectives._GroupView``): ``M`` an all-to-allv's traffic matrix (normalised
+    here to a total of 1), ``transport`` a transport spec or None (the fabric's own)."""
+    nodes, idx = resolve_ranks(f, ranks)
+    return _GroupView(f, op, nodes, idx, transport, None if M is None else M / M.sum(), True)

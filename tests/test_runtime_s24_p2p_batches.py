@@ -14,9 +14,9 @@ import pytest
 from degrade import built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from p2p_groups import group_view
 
 from analysis import cost
-from analysis._collectives import _GroupView, resolve_ranks
 from analysis._runtime_cost import P2P_BATCH_CHAIN, p2p_batch_chain, p2p_batches
 from fabric import EXCHANGE_LATENCY, SpecError, runtime
 
@@ -98,8 +98,7 @@ def test_grouped_send_recv_against_a_serial_channel(spec, degrade, pair, ops, si
 @pytest.mark.parametrize("degrade", [False, True])
 def test_all_to_all_rounds_queued_on_a_channel_pay_the_chain(degrade):
     f = _built("sd200-ultra:chip=h100", degrade)
-    nodes, idx = resolve_ranks(f, None)
-    b = p2p_batches(NCCL, _GroupView(f, "all-to-all", nodes, idx, None, None, True))
+    b = p2p_batches(NCCL, group_view(f, "all-to-all"))
     assert b == 4
     r = cost(f, "all-to-all", 2**20)
     m = cost(f, "all-to-all", 2**20, ops_per_launch=3)

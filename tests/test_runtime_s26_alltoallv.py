@@ -9,9 +9,10 @@ costs exactly what the all-to-all of the same per-peer bytes costs.
 """
 import numpy as np
 import pytest
-from degrade import built, degrade
+from degrade import built
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from p2p_groups import rank_group
 
 from analysis import cost
 from fabric import RoutingError
@@ -33,14 +34,11 @@ def test_uniform_matrix_costs_the_all_to_all(spec, size):
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(spec=st.sampled_from(_SPECS), size=st.sampled_from([64, 4096, 65536, 1 << 20, 1 << 24]),
-       release=st.sampled_from(["nccl@2.20.5", "nccl@2.25.1", "nccl@2.29.2", "nccl"]),
-       data=st.data())
-def test_uniform_all_to_allv_is_the_all_to_all(spec, size, release, data):
+@given(group=rank_group(_SPECS), size=st.sampled_from([64, 4096, 65536, 1 << 20, 1 << 24]),
+       release=st.sampled_from(["nccl@2.20.5", "nccl@2.25.1", "nccl@2.29.2", "nccl"]))
+def test_uniform_all_to_allv_is_the_all_to_all(group, size, release):
     # any rank subset of a (possibly degraded) fabric, any release: the same p2p candidate
-    f = data.draw(degrade(built(spec), max_links=2, max_chips=1))
-    eps = list(f.endpoints)
-    ranks = data.draw(st.lists(st.sampled_from(eps), min_size=2, max_size=len(eps), unique=True))
+    f, ranks, _nodes, _idx = group
     p = len(ranks)
     try:
         a = cost(f, "all-to-allv", np.full((p, p), size / p), algorithm="scattered",

@@ -17,10 +17,10 @@ import pytest
 from degrade import built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from p2p_groups import rank_group
+from p2p_groups import group_view, rank_group
 
 from analysis import cost
-from analysis._collectives import _GroupView, _transport_spec, resolve_ranks
+from analysis._collectives import _transport_spec
 from analysis._runtime_cost import p2p_batch_chain, p2p_batches, p2p_channels, step_handoff
 from fabric import runtime, transport
 
@@ -88,11 +88,6 @@ def _brute(release, counts, p2pn, parts):
     return max(len(b) for b in batches.values())
 
 
-def _view(f, ranks=None):
-    nodes, idx = resolve_ranks(f, ranks)
-    return _GroupView(f, "all-to-all", nodes, idx, None, None, True)
-
-
 @pytest.mark.parametrize("release", RELEASES)
 def test_64_nodes_of_8_queue_four_groups_on_each_of_16_channels(release):
     # 512 ranks, 64 bases (one per node or per schedule group of 8) on 16 p2p channels: every
@@ -100,7 +95,7 @@ def test_64_nodes_of_8_queue_four_groups_on_each_of_16_channels(release):
     # 8; rule 2: 4 round groups); one batch before 2.22 (not read)
     f = built("rail:servers=64,gpus=8,chip=h100")
     rt = runtime(f"nccl@{release}")
-    view = _view(f)
+    view = group_view(f, "all-to-all")
     assert (view.n_nodes, p2p_channels(rt, view)[0]) == (64, 16)
     want = 1 if _version(release) < (2, 22, 0) else 4
     assert p2p_batches(rt, view) == want
@@ -113,7 +108,7 @@ def test_2_22_to_2_27_reverse_the_part_not_the_base():
     # plainly would stack 16 works on channel 1: 2 batches)
     f = built("rail:servers=2,gpus=8,links=8,nic=ib-ndr,chip=h800")
     rt = runtime("nccl@2.27.7")
-    view = _view(f)
+    view = group_view(f, "all-to-all")
     p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
     nbytes = 256 * 1024
     assert (view.n_nodes, p2pn) == (2, 16)
@@ -126,7 +121,7 @@ def test_single_gpu_nodes_batch_by_round_group_from_2_29_2():
     # so every round has its own base and rounds 4 apart share a channel: 32 works a channel,
     # 4 batches of 8 under rule 1 (2.28.7), 16 round / 8 groups under rule 2 (2.29.2)
     f = built("fattree:k=8")
-    view = _view(f)
+    view = group_view(f, "all-to-all")
     assert (view.n_nodes, view.p) == (128, 128)
     assert p2p_channels(runtime("nccl@2.29.2"), view)[0] == 4
     assert p2p_batches(runtime("nccl@2.28.7"), view) == 4
@@ -141,7 +136,7 @@ def test_the_cost_pays_each_further_batch_across_nodes():
     # already counted, and the counted chain (session 24's rule, now across nodes too)
     f = built("rail:servers=64,gpus=8,chip=h100")
     rt = runtime("nccl")
-    view = _view(f)
+    view = group_view(f, "all-to-all")
     n = 1024.0 * view.p
     from analysis._runtime_cost import _p2p
     (c,) = _p2p(rt, view, "all-to-all", n, "scattered")
@@ -169,7 +164,7 @@ def test_one_node_and_grouped_send_recv_keep_their_steps():
     from analysis._runtime_cost import _p2p
     rt = runtime("nccl")
     f = built("sd200-ultra:chip=h100")
-    view = _view(f)
+    view = group_view(f, "all-to-all")
     (c,) = _p2p(rt, view, "all-to-all", 1024.0 * view.p, "scattered")
     t = view.transfer("scattered", "all-to-all")
     step = max(rt.hw_latency[(view.intra_hw, "ring", c.protocol)],
@@ -179,7 +174,7 @@ def test_one_node_and_grouped_send_recv_keep_their_steps():
     assert c.fixed == pytest.approx(rt.kernel_floor[view.arch] + k * step
                                     + (k - 1) * p2p_batch_chain(view.arch), rel=1e-12)
     g = built("rail:servers=2,gpus=8,chip=h100")
-    v2 = _view(g, [g.endpoints[0], g.endpoints[8]])
+    v2 = group_view(g, "all-to-all", [g.endpoints[0], g.endpoints[8]])
     (s,) = _p2p(rt, v2, "send-recv", 1024.0, "point-to-point", ops=10)
     t2 = v2.transfer("point-to-point", "send-recv")
     step2 = max(rt.hw_latency[("net", "ring", s.protocol)], t2.step_message)
@@ -199,8 +194,8 @@ _SPECS = ["rail:servers=2,gpus=8,links=8,nic=ib-ndr,chip=h800", "rail:servers=3,
 def test_batches_follow_nccls_placement_brute_force(group, release, per_peer):
     # any subset of ranks of a (possibly degraded) fabric, one node or many: the model's count
     # equals the literal replay for the release's rules and the message's parts
-    f, ranks, nodes, idx = group
-    view = _GroupView(f, "all-to-all", nodes, idx, None, None, True)
+    f, ranks, _nodes, _idx = group
+    view = group_view(f, "all-to-all", ranks)
     rt = runtime(f"nccl@{release}")
     p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
     parts = _parts(nmin, nmax, chunk, view.n_nodes > 1, per_peer, release)
@@ -216,7 +211,7 @@ def test_whole_fabrics_match_the_replay_in_every_release():
                  "rail:servers=20,gpus=8,chip=h100", "rail:servers=40,gpus=4,chip=h100",
                  "fattree:k=4", "dgx-h100", "sd200-ultra:chip=h100", "switch:16,chip=b200"):
         f = built(spec)
-        view = _view(f)
+        view = group_view(f, "all-to-all")
         counts = [int(c) for c in view.node_ranks()]
         for release in RELEASES:
             rt = runtime(f"nccl@{release}")
@@ -234,8 +229,7 @@ def test_further_batches_over_rdma_pay_each_message_once():
     from analysis._runtime_cost import _p2p
     rt = runtime("nccl")
     f = built("sd200-ultra:chip=h100")
-    nodes, idx = resolve_ranks(f, None)
-    view = _GroupView(f, "all-to-all", nodes, idx, _transport_spec("rdma"), None, True)
+    view = group_view(f, "all-to-all", transport=_transport_spec("rdma"))
     (c,) = _p2p(rt, view, "all-to-all", 1024.0 * view.p, "scattered")
     t = view.transfer("scattered", "all-to-all")
     (st,) = [s for s in t.plan.steps if s.link >= 0]

@@ -15,28 +15,24 @@ import pytest
 from degrade import built
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from p2p_groups import rank_group
+from p2p_groups import group_view, rank_group
 
 from analysis import cost
-from analysis._collectives import _GroupView, resolve_ranks
 from analysis._runtime_cost import p2p_protocol
 from fabric import RoutingError, runtime
 
 KiB = 1024
 
 
-def _view(f, M):
-    nodes, idx = resolve_ranks(f, None)
-    return _GroupView(f, "all-to-allv", nodes, idx, None, M / M.sum(), True)
-
-
 def _wire(rt, view, pairs):
-    # each pair's message as NCCL plans it (p2p_protocol: LL or Simple from its own bytes);
-    # an LL message's bytes count twice on the wire, the self copies as they are
+    # each pair's message as NCCL plans it (p2p_protocol: LL or Simple from its own bytes and,
+    # across nodes, whether the peer is in the sender's node: session 28); an LL message's
+    # bytes count twice on the wire, the self copies as they are
     out = pairs.copy()
+    near = view.same_node()
     for i in range(len(pairs)):
         for j in range(len(pairs)):
-            if i != j and p2p_protocol(rt, view, pairs[i, j])[0] == "LL":
+            if i != j and p2p_protocol(rt, view, pairs[i, j], near[i, j])[0] == "LL":
                 out[i, j] *= 2
     return out
 
@@ -51,7 +47,7 @@ def test_one_large_pair_runs_simple_the_rest_ll():
     np.fill_diagonal(M, 0.0)
     M[0, 1] = 1024.0 * KiB
     rt = runtime("nccl")
-    view = _view(f, M)
+    view = group_view(f, "all-to-allv", M=M)
     assert p2p_protocol(rt, view, 4 * KiB)[0] == "LL"
     assert p2p_protocol(rt, view, M.sum() / p / p)[0] == "Simple"
     c = cost(f, "all-to-allv", M, algorithm="scattered", runtime="nccl")
@@ -72,7 +68,7 @@ def test_a_simple_pair_sets_the_step_of_a_mostly_ll_matrix():
     big = small.copy()
     big[2, 5] = 96.0 * KiB
     rt = runtime("nccl")
-    assert p2p_protocol(rt, _view(f, big), big.sum() / p / p)[0] == "LL"
+    assert p2p_protocol(rt, group_view(f, "all-to-allv", M=big), big.sum() / p / p)[0] == "LL"
     a = cost(f, "all-to-allv", small, algorithm="scattered", runtime="nccl")
     b = cost(f, "all-to-allv", big, algorithm="scattered", runtime="nccl")
     lat = rt.hw_latency
@@ -94,7 +90,7 @@ def test_wire_is_each_pairs_own_protocol(group, release, scale, seed):
     # part is the routed matrix of wire bytes, each pair by its own protocol (from 2.22 a
     # message is all LL or all Simple); a uniform share keeps the scalar rule, which routes
     # the matrix itself
-    f, ranks, nodes, idx = group
+    f, ranks, _nodes, _idx = group
     p = len(ranks)
     M = np.random.default_rng(seed).integers(0, 9, size=(p, p)).astype(float) * scale / 4
     assume(M.sum() - np.trace(M) > 0)
@@ -103,7 +99,7 @@ def test_wire_is_each_pairs_own_protocol(group, release, scale, seed):
     except RoutingError:   # the failures leave two drawn ranks no path: refused by name
         assume(False)
     rt = runtime(release)
-    view = _GroupView(f, "all-to-allv", nodes, idx, None, M / M.sum(), True)
+    view = group_view(f, "all-to-allv", ranks, M)
     W = _wire(rt, view, M)
     t = view.transfer("scattered", "all-to-allv", traffic=W / W.sum())
     assert c.time - c.fixed == pytest.approx(W.sum() * t.per_byte, rel=1e-9)
@@ -136,17 +132,17 @@ def test_more_bytes_on_pairs_that_keep_their_protocol_never_cost_less(group, rel
                                                                      seed):
     # a matrix and one with more bytes on some pairs, every pair keeping its protocol (across
     # a pair's own LL / Simple switch NCCL itself may get faster): never less time
-    f, ranks, nodes, idx = group
+    f, ranks, _nodes, _idx = group
     p = len(ranks)
     rng = np.random.default_rng(seed)
     M = rng.integers(0, 9, size=(p, p)).astype(float) * scale / 4
     more = M + rng.integers(0, 2, size=(p, p)) * rng.integers(1, 9, size=(p, p)) * scale / 4
     assume(M.sum() - np.trace(M) > 0)
-    view = _GroupView(f, "all-to-allv", nodes, idx, None, M / M.sum(), True)
+    view = group_view(f, "all-to-allv", ranks, M)
     rt = runtime(release)
     off = ~np.eye(p, dtype=bool)
-    assume(all(p2p_protocol(rt, view, a)[0] == p2p_protocol(rt, view, b)[0]
-               for a, b in zip(M[off], more[off])))
+    assume(all(p2p_protocol(rt, view, a, near)[0] == p2p_protocol(rt, view, b, near)[0]
+               for a, b, near in zip(M[off], more[off], view.same_node()[off])))
     try:
         a = cost(f, "all-to-allv", M, algorithm="scattered", runtime=release, ranks=ranks)
         b = cost(f, "all-to-allv", more, algorithm="scattered", runtime=release, ranks=ranks)

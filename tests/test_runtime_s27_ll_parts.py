@@ -19,10 +19,9 @@ import math
 from degrade import built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from p2p_groups import rank_group
+from p2p_groups import group_view, rank_group
 
 from analysis import cost
-from analysis._collectives import _GroupView, resolve_ranks
 from analysis._runtime_cost import p2p_channels, p2p_ll_step, p2p_protocol
 from fabric import runtime
 
@@ -33,20 +32,17 @@ LATER = ["2.29.2", "2.30.7"]
 LL_STEP = 8 * 512 * 8 * 16 // 8
 
 
-def _view(f):
-    nodes, idx = resolve_ranks(f, None)
-    return _GroupView(f, "send-recv", nodes, idx, None, None, True)
-
-
-def _nccl_channels(release, nmin, nmax, chunk, multi, nbytes):
+def _nccl_channels(release, nmin, nmax, chunk, multi, nbytes, local=False):
     """addP2pToPlan's (protocol, nChannels) for one direction, transliterated (the p2p
-    channel counts and p2pChunkSize are the model's, tested elsewhere)."""
+    channel counts and p2pChunkSize are the model's, tested elsewhere); ``local``: the peer
+    is in the sender's node (session 28: its P2P / SHM connection has an LL buffer)."""
     v = tuple(map(int, release.split(".")))
     b = math.ceil(nbytes)
+    buffer = not multi or local            # a network peer has no p2p LL buffer
     if v >= (2, 29, 0):
         step = chunk                       # "assume SIMPLE protocol to start with"
     else:
-        ll = not multi and b <= nmax * 16384   # a network peer has no p2p LL buffer
+        ll = buffer and b <= nmax * 16384
         step = LL_STEP if ll else chunk
     lo, hi = (step // 2, step) if multi else (step // 8, step * 32)
     if b == 0:
@@ -58,7 +54,7 @@ def _nccl_channels(release, nmin, nmax, chunk, multi, nbytes):
             ch *= 2
             part = -(-b // ch)
     if v >= (2, 29, 0):
-        ll = not multi and b <= ch * 16384
+        ll = buffer and b <= ch * 16384
     return ("LL" if ll else "Simple"), ch
 
 
@@ -73,7 +69,7 @@ def test_dgx_h100_32k_runs_on_4_channels_not_32():
     # 2.29.2 cuts from the Simple step (64 KiB parts): one channel, and LL (<= 1 x 16 KiB)
     # only up to 16 KiB
     f = built("dgx-h100")
-    view = _view(f)
+    view = group_view(f)
     rt = runtime("nccl@2.25.1")
     assert p2p_channels(rt, view)[:3] == (32, 32, 4)
     assert p2p_protocol(rt, view, 32768) == ("LL", 4)
@@ -95,13 +91,14 @@ _SPECS = ["dgx-h100", "hgx-h800", "switch:8,chip=h200", "switch:16,chip=b200", "
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(group=rank_group(_SPECS), release=st.sampled_from(RULE1 + LATER),
        nbytes=st.one_of(st.sampled_from([0, 1, 8192, 8193, 16384, 65536, 65537, 1 << 20]),
-                        st.integers(0, 1 << 22)))
-def test_p2p_channels_follow_the_protocols_step(group, release, nbytes):
+                        st.integers(0, 1 << 22)), local=st.booleans())
+def test_p2p_channels_follow_the_protocols_step(group, release, nbytes, local):
     # any rank set of a (possibly degraded) fabric, one node or several: the model's protocol
-    # and channels are addP2pToPlan's, with an LL message's parts from the LL step in 2.22-2.28
-    f, _ranks, nodes, idx = group
-    view = _GroupView(f, "send-recv", nodes, idx, None, None, True)
+    # and channels are addP2pToPlan's, with an LL message's parts from the LL step in 2.22-2.28;
+    # across nodes a message to a peer of the sender's node (local) may run LL (session 28)
+    f, ranks, _nodes, _idx = group
+    view = group_view(f, ranks=ranks)
     rt = runtime(f"nccl@{release}")
     _p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
-    assert p2p_protocol(rt, view, nbytes) == _nccl_channels(
-        release, nmin, nmax, chunk, view.n_nodes > 1, nbytes)
+    assert p2p_protocol(rt, view, nbytes, local) == _nccl_channels(
+        release, nmin, nmax, chunk, view.n_nodes > 1, nbytes, local)
