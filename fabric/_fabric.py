@@ -26,7 +26,7 @@ from ._errors import GraphError, NodeError
 from ._failures import Failures
 from ._schema import default_endpoints, validate_graph
 from ._structure import Clos, Dragonfly, Grid, Switched
-from ._units import is_numeral
+from ._units import is_numeral, name_list
 
 __all__ = ["EdgeArrays", "Fabric"]
 
@@ -403,7 +403,7 @@ class Fabric:
             elif x in self.domains:         # route, latency, cost --ranks, --fail-chip
                 raise NodeError(f"{self.name}: {x!r} is a host domain, not a node (the model "
                                 f"has no host nodes): name its chips "
-                                f"({', '.join(self.domains[x])})")
+                                f"({name_list(self.domains[x])})")
             else:
                 raise NodeError(f"{self.name}: no node called {x!r}")
         if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
