@@ -68,7 +68,7 @@ from ._params import Parameter
 from ._schema import MAX_BYTES
 from ._transport import NATIVE, transports_for
 from ._transport import transport as _transport
-from ._units import format_address, format_size, name_list
+from ._units import format_address, format_size, name_list, sequence_of
 
 __all__ = ["HOST_MEMORY_LOAD", "OPS", "Access", "LatencyStats", "access", "access_latencies",
            "access_to", "host_link", "latency_stats"]
@@ -694,6 +694,7 @@ def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=No
         nodes = fabric.endpoint_indices
     else:
         idx = fabric.node_index
+        chips = sequence_of(chips, "chips", "chip names or ranks")
         names = [fabric.node(c) for c in chips]
         seen = {}
         for c, name in zip(chips, names):
