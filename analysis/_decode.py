@@ -2860,7 +2860,7 @@ class _Settings:
         (cuBLAS) on this chip, BF16 (:func:`analysis.trtllm_gemm_time` at
         :meth:`router_gemm_use`), or None. Named ASSUMPTION: the 2025 code's ``cublas_mm``
         with FP32 logits runs as that BF16-output ``Linear`` (the same BF16 weight read and
-        GEMM; 256 outputs a row written in 4 bytes instead of 2)."""
+        GEMM; a row's outputs, one a routed expert, written in 4 bytes instead of 2)."""
         use = self.router_gemm_use
         return None if use is None else trtllm_gemm_time(
             self.chip.name, self.gemm_format("router"), *use[1:])

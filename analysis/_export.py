@@ -96,6 +96,9 @@ def export_graph(f, path, fmt=None):
     """
     import networkx as nx
 
+    from fabric._system import file_name
+
+    file_name(path)             # a NUL: SpecError naming it, not open's ValueError
     if fmt is None:
         fmt = str(path).rsplit(".", 1)[-1].lower()
     if fmt not in EXPORT_FORMATS:

@@ -38,7 +38,7 @@ import tempfile
 from pathlib import Path
 
 from fabric import SpecError
-from fabric._units import show_value
+from fabric._system import file_name
 
 from ._report_decode import decode_section
 from ._report_fair import (
@@ -271,26 +271,50 @@ def _own_chip_systems(fabrics):
 # -- writing ----------------------------------------------------------------------------
 
 
-def output_dir(out, example):
+def output_dir(out, example, *, parents=False, whole=False):
     """An ``--out`` directory's name as a :class:`~pathlib.Path`, refused before any work when
     no directory can be written there: empty (:class:`~fabric.SpecError`, naming
     ``--out example``), holding a NUL character, which no file name can (``SpecError``; the
-    operating system's call would raise ValueError, an internal error), or an existing file
-    (:class:`FileExistsError`). One rule for ``cofabric report``, ``figures`` and ``scaling``.
+    operating system's call would raise ValueError, an internal error), an existing file or
+    a path through one (:class:`FileExistsError`), a missing parent
+    (:class:`FileNotFoundError`; with ``parents``, the command makes the missing
+    directories: the nearest existing one is asked instead), or a directory where no directory
+    can be made (:class:`PermissionError`, or the error of a probe directory made and removed:
+    ``os.access`` says yes to root, and on /proc). The directory asked is the one the command
+    writes into: ``out`` where it exists, unless the command replaces it ``whole`` (the
+    report: then its parent). One rule for ``cofabric report``, ``figures`` and ``scaling``.
 
     >>> output_dir("a\\x00b", "report")
     Traceback (most recent call last):
     ...
-    fabric.SpecError: --out 'a\\x00b' holds a NUL character, which no file name can
+    fabric.SpecError: --out 'a\\x00b': no file is named with a NUL character
+    >>> output_dir("/no/such/dir/figures", "figures")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: cannot write the figures to /no/such/dir/figures: /no/such/dir does not exist
     """
     text = str(out)
     if not text.strip():
         raise SpecError(f"--out is empty: name the directory to write, e.g. --out {example}")
-    if "\0" in text:
-        raise SpecError(f"--out {show_value(text)} holds a NUL character, which no file name can")
-    out = Path(out)
+    out = Path(file_name(out, "--out"))
     if out.exists() and not out.is_dir():
         raise FileExistsError(f"--out {out} exists and is not a directory")
+    place = out.resolve() if out.is_dir() and not whole else out.resolve().parent
+    top = place                     # the nearest directory or file that exists
+    while not top.exists() and top != top.parent:
+        top = top.parent
+    cannot = f"cannot write the {example} to {out}:"
+    if top.exists() and not top.is_dir():
+        raise FileExistsError(f"{cannot} {top} is a file, not a directory")
+    if not parents and top != place:
+        raise FileNotFoundError(f"{cannot} {place} does not exist")
+    place = top
+    if not os.access(place, os.W_OK | os.X_OK):
+        raise PermissionError(f"{cannot} {place} is not writable")
+    try:        # as the command will (os.access says yes to root, and on /proc)
+        os.rmdir(tempfile.mkdtemp(prefix=f".{out.name}.probe-", dir=place))
+    except OSError as e:
+        raise type(e)(f"{cannot} making a directory in {place} failed ({e.strerror})") from None
     return out
 
 
@@ -317,7 +341,7 @@ def check_report_dir(out, force=False):
     ...
     FileNotFoundError: cannot write the report to /no/such/dir/report: /no/such/dir does not exist
     """
-    out = output_dir(out, "report")
+    out = output_dir(out, "report", whole=True)
     here = Path.cwd().resolve()
     if out.resolve() == here or out.resolve() in here.parents:
         # the report replaces its directory whole, and the one a shell stands in cannot be
@@ -325,19 +349,6 @@ def check_report_dir(out, force=False):
                         f"holds it; name a directory inside it, e.g. --out report")
     if out.is_dir() and any(out.iterdir()) and not force:
         raise FileExistsError(f"{out} already holds files; pass --force to replace it")
-    parent = out.resolve().parent
-    if parent.exists() and not parent.is_dir():
-        raise FileExistsError(f"cannot write the report to {out}: {parent} is a file, not a "
-                              f"directory")
-    if not parent.is_dir():
-        raise FileNotFoundError(f"cannot write the report to {out}: {parent} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise PermissionError(f"cannot write the report to {out}: {parent} is not writable")
-    try:        # as the report will (os.access says yes to root, and on /proc)
-        os.rmdir(tempfile.mkdtemp(prefix=f".{out.name}.probe-", dir=parent))
-    except OSError as e:
-        raise type(e)(f"cannot write the report to {out}: making a directory in {parent} "
-                      f"failed ({e.strerror})") from None
     return out
 
 
@@ -440,13 +451,11 @@ def write_figures(out="figures", names=README_FIGURES, *, quiet=False, executor=
     ------
     ValueError
         If a name is not a figure of that report.
-    FileExistsError, FileNotFoundError
-        If ``out`` is a file or its parent is missing (checked before any work).
+    FileExistsError, FileNotFoundError, PermissionError
+        If ``out`` is a file, its parent is missing or a file, or no directory can be made
+        there (:func:`output_dir`, before any work).
     """
     out = output_dir(out, "figures")
-    if not out.resolve().parent.is_dir():
-        raise FileNotFoundError(f"cannot write the figures to {out}: {out.resolve().parent} "
-                                "is not a directory")
     report = build_report(DEFAULT_SYSTEMS, ops=("all-reduce",), sections=_README_SECTIONS,
                           executor=executor, quiet=quiet, command="cofabric figures")
     known = {f.name: f for f in report.figures}

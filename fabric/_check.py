@@ -317,6 +317,24 @@ def _unit_for(fabric, owner, dead, idx):
     return label, chips, True
 
 
+def _cut_members(reg, h, own, ok, col, fabric, dead, idx):
+    """What an ``unreachable`` error on a window onto an interleave set adds: the members
+    (other than ``h``'s own) that no chip of host domain ``h`` reaches, and that the set is
+    partly unreachable when others remain (lead's decision, session 28: an access into a
+    reachable member's granule is served, the cut-off members' raise "no route"); '' for a
+    region of one owner. ``ok[:, col[unit]]``: which of ``h``'s chips reach each unit."""
+    units = {o: _unit_for(fabric, o, dead, idx) for o in reg.owners}
+    if reg.ways < 2 or None in units.values():
+        return ""           # one owner; or a member failed: the set is gone (an error above)
+    lost = [o for o in reg.owners if o not in own and not ok[:, col[units[o]]].any()]
+    if len(lost) == reg.ways:
+        return (f"; interleave set {reg.name!r} is unreachable from {h}: no member's granules "
+                "are served")
+    return (f"; interleave set {reg.name!r} is partly unreachable from {h}: its granules on "
+            f"{name_list([repr(o) for o in lost])} ({len(lost)} of its {reg.ways} members) "
+            "fail, the other members' are served")
+
+
 def _partition_findings(fabric, router, h, chips, members):
     """A ``warning`` when the live members of host domain ``h`` (its chips, and its host
     node where it is one) do not all reach one another: loads and stores inside the
@@ -351,7 +369,10 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
     (the routing model's :class:`~fabric.Router`) whether each live chip of a domain
     reaches each shadow-window target: none of them is an ``error``, some of them a
     ``warning`` naming the chips that do not; a domain whose live members do not all
-    reach one another is a ``warning`` (partitioned). When the router cannot be built
+    reach one another is a ``warning`` (partitioned). An error on a window onto an interleave
+    set whose members are alive also names the members no chip of the domain reaches and says
+    the set is partly unreachable (an access into another member's granule is served; lead's
+    decision, session 28). When the router cannot be built
     (the routing module is absent, or raises while building) there is nothing to ask.
     """
     if index is None:
@@ -412,6 +433,7 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
         if not pairs:
             continue
         units = list(pairs)
+        col = {u: j for j, u in enumerate(units)}
         members = [m for _, m, _ in units]
         flat = [n for m in members for n in m]
         dst = np.array([idx[n] for n in flat], dtype=np.int64)
@@ -426,7 +448,9 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
                 why = fabric.failures.explain(*unit[1], *chips)
                 out += [Finding(code="unreachable", severity="error",
                                 message=f"{table.label(w)}: no route from any chip of {h} to "
-                                f"{unit[0]}{why}", where=table.where(w)) for w in serves[unit]]
+                                f"{unit[0]}{why}" + _cut_members(regions[int(tgt[w])], h, own,
+                                                                 ok, col, fabric, dead, idx),
+                                where=table.where(w)) for w in serves[unit]]
             else:
                 cut = tuple(c for c, r in zip(chips, ok[:, j].tolist(), strict=True) if not r)
                 partly.setdefault(cut, []).append(j)

@@ -361,6 +361,10 @@ class Fabric:
                 raise NodeError(f"{self.name}: {x} (rank {failed[x]}) has failed")
             elif x in self.failures.nodes:
                 raise NodeError(f"{self.name}: {x} has failed")
+            elif x in self.domains:         # route, latency, cost --ranks, --fail-chip
+                raise NodeError(f"{self.name}: {x!r} is a host domain, not a node (the model "
+                                f"has no host nodes): name its chips "
+                                f"({', '.join(self.domains[x])})")
             else:
                 raise NodeError(f"{self.name}: no node called {x!r}")
         if isinstance(x, (int, np.integer)) and not isinstance(x, bool):

@@ -374,11 +374,7 @@ def without(fabric, links=(), chips=(), lanes=()):
         try:
             n = fabric.node(x)
         except NodeError as e:
-            why = str(e)
-            if isinstance(x, str) and x in fabric.domains:     # a host domain is no node
-                why = (f"{fabric.name}: {x!r} is a host domain, not a node (the model has no "
-                       f"host nodes): fail its chips ({', '.join(fabric.domains[x])})")
-            raise NodeError(f"cannot fail {x!r}: {why}") from None
+            raise NodeError(f"cannot fail {x!r}: {e}") from None
         if n in dead_nodes:             # named twice (name and rank): a mistake
             raise NodeError(f"{fabric.name}: cannot fail {n}: it has already failed "
                             f"(named twice)")

@@ -420,6 +420,23 @@ def load_system(path, *, build):
     return read_system(read_text(path), path, build=build)
 
 
+def file_name(path, what=""):
+    """``path`` as a string, refused (:class:`~fabric.SpecError`, naming ``what`` and the name)
+    if it holds a NUL character, which no file name can (the operating system's call would
+    raise ValueError, not OSError): the one check of every file the project reads or writes.
+
+    >>> file_name("a\\x00b", "--out")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: --out 'a\\x00b': no file is named with a NUL character
+    """
+    text = str(path)
+    if "\0" in text:
+        raise SpecError(f"{what + ' ' if what else ''}{show_value(text)}: no file is named with "
+                        "a NUL character")
+    return text
+
+
 def read_text(path):
     """The text of the file at ``path`` as UTF-8 (a byte order mark accepted and dropped): what
     every TOML file the project reads is (system files, model files).
@@ -437,9 +454,7 @@ def read_text(path):
     ...
     fabric.SpecError: 'a\\x00.toml': no file is named with a NUL character
     """
-    if "\0" in (path if isinstance(path, str) else str(path)):
-        raise SpecError(f"{show_value(str(path))}: no file is named with a NUL character")
-    with open(path, "rb") as fh:
+    with open(file_name(path), "rb") as fh:
         raw = fh.read()
     try:
         return raw.decode("utf-8-sig")

@@ -184,7 +184,7 @@ BAD = [
      "argument --decode-limit: takes a whole number in ASCII digits 0-9, got '-5'"),
     (["scaling", "--jobs", "0", "--out", "unused"], "--jobs"),
     (["report", "bogus", "--out", "unused"], "unknown topology family or preset 'bogus'"),
-    (["figures", "--out", "/nonexistent-dir/x", "--quiet"], "is not a directory"),  # was made
+    (["figures", "--out", "/nonexistent-dir/x", "--quiet"], "/nonexistent-dir does not exist"),  # was made
     (["report", "sd200-ultra", "--ops", "bogus", "--out", "unused"], "op='bogus'"),
     (["report", "sd200-ultra", "--sizes", "0", "--out", "unused"], "> 0 bytes"),
 ]

@@ -15,7 +15,7 @@ from fabric import NodeError
 
 def test_failing_a_host_names_its_chips():
     f = built("rail:servers=2,gpus=2,chip=h100")
-    with pytest.raises(NodeError, match=r"'host1' is a host domain, not a node .*: fail its "
+    with pytest.raises(NodeError, match=r"'host1' is a host domain, not a node .*: name its "
                                         r"chips \(chip2, chip3\)"):
         f.without(chips=["host1"])
     g = f.without(chips=list(f.domains["host1"]))          # what it says to do
