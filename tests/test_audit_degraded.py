@@ -7,6 +7,7 @@ few examples; the file takes a few seconds.
 """
 
 import pytest
+from degrade import built
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from routing_brute import exchange_network_brute_force
@@ -30,7 +31,7 @@ def test_ep_ranks_by_name_are_the_named_chips_after_a_failed_chip(data):
     """The EP group named by its chips costs the same on a fabric where another chip,
     outside the group, failed (a switched domain: no route between the group's chips
     passes through it). Stable ranks used as positions picked the next chip instead."""
-    f = topologies.build("nvl72")
+    f = built("nvl72")
     dead = data.draw(st.integers(0, 69), label="failed chip")
     group = data.draw(st.lists(st.integers(dead + 1, 71), min_size=2, max_size=8, unique=True),
                       label="EP chips after it")
@@ -150,7 +151,7 @@ def test_decode_with_a_failed_chip_runs_on_the_live_chips(dead, layout):
     """A layout places its ranks on the live chips in order. Behind NVSwitches every chip is
     alike, so a 4-chip layout on the 7 live chips costs what it costs on the intact box (it
     raised 'rank 3 (chip3) has failed': collectives were given stable ranks 0..n-1)."""
-    f = topologies.build("dgx-h100:chip=h200")
+    f = built("dgx-h100:chip=h200")
     g = f.without(chips=[f"chip{dead}"])
     a, b = (analysis.decode_step("deepseek-r1-nvfp4", x, batch=8, context=2048, layout=layout)
             for x in (f, g))

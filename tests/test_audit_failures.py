@@ -130,7 +130,7 @@ def test_a_partition_into_larger_parts_names_the_group_cut_off():
 @given(st.sampled_from(["nvl72", "switch:8,planes=2,links=4", "cluster-128", "torus:4x4"]),
        st.data())
 def test_bill_of_materials_of_a_degraded_copy_is_the_bill_as_built(spec, data):
-    f = topologies.build(spec)
+    f = built(spec)
     links = data.draw(st.lists(st.sampled_from(sorted(f.graph.edges)), max_size=2,
                                unique=True))
     chips = data.draw(st.lists(st.sampled_from(sorted(f.nodes, key=str)), max_size=2,

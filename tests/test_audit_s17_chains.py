@@ -39,10 +39,11 @@ def _walk_brute(experts, k, tokens, domains, warps=10, most=132):
     every block of the grid."""
     blocks = min(max(math.ceil(experts / warps), tokens * k), most)
     owner = _owners(experts, len(domains))
+    # each block's experts, the same for every sender (listed once, not once per sender)
+    by_block = [[e for e in range(experts) if e % blocks == b] for b in range(blocks)]
     worst = (0, 0)
     for sender in range(len(domains)):
-        for b in range(blocks):
-            mine = [e for e in range(experts) if e % blocks == b]
+        for mine in by_block:
             if not mine:
                 continue
             remote = sum(1 for e in mine if domains[owner[e]] != domains[sender])

@@ -11,7 +11,7 @@ import dataclasses
 import itertools
 
 import pytest
-from degrade import apart
+from degrade import apart, built
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
@@ -57,7 +57,7 @@ SPECS = ["rail:servers=3,gpus=4,chip=h100", "switch:8,chip=h100",
 @given(st.sampled_from(SPECS), st.data())
 @SETTINGS
 def test_step_all_reduce_is_the_slowest_groups_by_brute_force(spec, data):
-    f = topologies.build(spec)
+    f = built(spec)
     edges = sorted(f.graph.edges, key=str)
     links = data.draw(st.lists(st.sampled_from(edges), max_size=2, unique_by=frozenset),
                       label="failed links")
@@ -173,7 +173,7 @@ def _nccl_channel_step(f, g):
 def test_a_link_or_lane_failure_never_makes_a_step_faster(spec, data):
     """Same instance (no chip fails), fewer links or lanes: the step can only slow down,
     under every exchange kernel and runtime; or the failure is a clear error."""
-    f = topologies.build(spec)
+    f = built(spec)
     edges = sorted(f.graph.edges, key=str)
     links = data.draw(st.lists(st.sampled_from(edges), min_size=1, max_size=2,
                                unique_by=frozenset), label="links")
@@ -246,7 +246,7 @@ def test_idle_chips_is_what_the_most_copies_leave_by_brute_force(spec, data):
     """A chip the failures cut off from every other chip joins no instance of two or more:
     it was counted as usable (both of chip0's links failed on a 2-plane switch: a 4-chip
     instance left '0 idle', though one copy fits in the other 7 chips and 4 stay idle)."""
-    f = topologies.build(spec)
+    f = built(spec)
     edges = sorted(f.graph.edges, key=str)
     links = data.draw(st.lists(st.sampled_from(edges), min_size=1, max_size=4,
                                unique_by=frozenset), label="links")
@@ -268,7 +268,7 @@ def test_idle_chips_is_what_the_most_copies_leave_by_brute_force(spec, data):
 def test_a_serving_point_is_no_better_on_a_degraded_node(spec, data):
     """serve --fail-link / --fail-lane: the same point (layout, batch, drafts, mode) never
     gains tokens/s per user or per GPU from losing links or lanes; or it is a clear error."""
-    f = topologies.build(spec)
+    f = built(spec)
     edges = sorted(f.graph.edges, key=str)
     links = data.draw(st.lists(st.sampled_from(edges), max_size=2, unique_by=frozenset),
                       label="links")

@@ -13,6 +13,7 @@ benchmarks/scan_degraded_runtime.py.
 """
 
 import pytest
+from degrade import built
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -73,7 +74,7 @@ _SPECS = (H200_PLANES, "switch:8,planes=2,links=9,tech=nvlink5,chip=b200", "hgx-
        st.sampled_from(["nccl", "nccl@2.21.5", "nccl@2.29.2"]),
        st.sampled_from([64, 4096, 14336, 65536, 1 << 20, 1 << 26]), st.data())
 def test_a_failure_never_speeds_up_the_same_nccl_choice(spec, op, runtime, n, data):
-    f = topologies.build(spec)
+    f = built(spec)
     edges = sorted(tuple(sorted(e)) for e in f.graph.edges)
     bundles = [e for e in edges if f.graph.edges[e].get("lanes", 1) > 1]
     links = data.draw(st.lists(st.sampled_from(edges), max_size=2, unique=True))

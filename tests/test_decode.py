@@ -6,6 +6,7 @@ import pathlib
 import networkx as nx
 import numpy as np
 import pytest
+from degrade import built
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -1058,10 +1059,9 @@ def test_slowest_group_is_the_brute_force_maximum(system, size, offset, nbytes):
     # review R1 (session 7): the groups step together, so the charge is the slowest group's;
     # on an intact direct topology (mesh, torus, hyper-mesh) groups of one "shape" differ
     # (a group wrapping a row is hops apart): brute force costs every group
-    import topologies
     from analysis._decode import collective_seconds, slowest_group_seconds
 
-    fab = topologies.build(system)
+    fab = built(system)
     n = fab.n_endpoints
     count = (n - offset) // size
     if count < 1:

@@ -5,6 +5,7 @@ shared head, priced like any step."""
 import dataclasses
 
 import pytest
+from degrade import built
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,7 +40,7 @@ def test_draft_is_one_moe_block_plus_projection_and_head(node):
 @settings(max_examples=10, deadline=None)
 @given(batch=st.integers(1, 256), model=st.sampled_from(["deepseek-v3", "deepseek-r1-nvfp4"]))
 def test_a_draft_token_costs_less_than_a_step(batch, model):
-    f = topologies.build(NODE)
+    f = built(NODE)
     kw = {"batch": batch, "context": 1000, "layout": "tp=8"}
     d = analysis.decode_step(model, f, draft=True, **kw)
     s = analysis.decode_step(model, f, **kw)

@@ -7,6 +7,7 @@ plus the head's kernels) and takes the gap off each.
 """
 
 import pytest
+from degrade import built
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -42,7 +43,7 @@ def test_the_gap_is_the_dispatch_gap_of_the_boundary():
        engine=st.sampled_from(["trtllm", "vllm", "sglang"]), draft=st.booleans(),
        failed=st.sampled_from([None, "chip3"]))
 def test_each_kernel_boundary_loses_the_gap(model, layout, batch, q, engine, draft, failed):
-    f = topologies.build("switch:9,chip=b200")       # a spare chip: a failed one is replaced
+    f = built("switch:9,chip=b200")       # a spare chip: a failed one is replaced
     if failed:
         f = f.without(chips=[failed])
     kw = {"batch": batch, "context": 1024, "layout": layout, "tokens_per_sequence": q,

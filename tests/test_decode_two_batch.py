@@ -10,6 +10,7 @@ import types
 
 import pytest
 from decode_settings import decode_settings
+from degrade import built
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -198,7 +199,7 @@ def test_two_batch_window_reads_the_latent_down_projections_whole_under_tp(fab, 
 def test_longer_attention_hides_more(context, extra):
     # the combine's window is the other micro-batch's attention core: a longer context never
     # exposes more communication (the exchange itself does not change)
-    f = topologies.build(H100_72)
+    f = built(H100_72)
     a = analysis.decode_step("deepseek-v3", f, batch=64 * 72, context=context, **TBO)
     b = analysis.decode_step("deepseek-v3", f, batch=64 * 72, context=context + extra, **TBO)
     assert b.layers[-1].exposed_comm <= a.layers[-1].exposed_comm + 1e-15
@@ -257,7 +258,7 @@ def test_expert_balance_one_is_round_robin_when_placement_is_even():
 @given(lo=st.floats(0.05, 1.0), hi=st.floats(0.05, 1.0))
 def test_worse_balance_is_never_faster(lo, hi):
     lo, hi = sorted((lo, hi))
-    f = topologies.build(H100_72)
+    f = built(H100_72)
     kw = {"batch": 256 * 72, "context": 100, "layout": "tp=1,dp=72",
           "ep_kernel": "deepep-low-latency"}
     a = analysis.decode_step("deepseek-v3", f, expert_balance=lo, **kw)
@@ -439,7 +440,7 @@ def test_higher_efficiency_never_slows_a_step(model, system, layout, per_rank, c
     # S11-R6: raising hbm_efficiency or compute_efficiency shortens (or keeps) every kernel
     # of the stream, and in the single-stream two-batch schedule (and under a fractional
     # overlap) a shorter kernel never delays the end: no layer and no step gets slower
-    f = {"b200": _B200_9, "h200": _H200_9, "h100x72": topologies.build(H100_72),
+    f = {"b200": _B200_9, "h200": _H200_9, "h100x72": built(H100_72),
          "b200-failed": _B200_9.without(chips=["chip3"])}[system]
     n = 72 if system == "h100x72" else 8
     lay = layout.format(n=n, h=n // 2, e=n // 8)

@@ -6,6 +6,7 @@ prompt priced cheaper than a 16384-token one. Each test fails on the parent comm
 import dataclasses
 
 import pytest
+from degrade import built
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -70,7 +71,7 @@ def test_a_20000_token_prompt_costs_more_than_16384(spec, model, kv):
 def test_a_longer_prompt_never_takes_less_across_the_table_edge(isl, more):
     # under the ideal runtime (NCCL's LL -> LL128 switch makes the pass's reduce-scatter
     # cheaper one row longer, review S22-R1; the property's subject is the compute pricing)
-    f = topologies.build("hgx-h200")
+    f = built("hgx-h200")
     kw = {"layout": "tp=1,dp=8", "engine": "trtllm", "one_at_a_time": True, "runtime": "ideal"}
     a = analysis.prefill_time("deepseek-r1", f, isl=isl, **kw)
     b = analysis.prefill_time("deepseek-r1", f, isl=isl + more, **kw)

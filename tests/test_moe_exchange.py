@@ -13,6 +13,7 @@ import fidelity_heldout_moe
 import fidelity_moe
 import numpy as np
 import pytest
+from degrade import built
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from routing_brute import exchange_network_brute_force
@@ -419,7 +420,7 @@ def test_pulled_combine_pays_its_round_trips(tokens, nbytes, degraded):
     EP ranks, brute force over every pair with the router, + the rest of Hopper's measured
     peer load: 826.6 ns less the 4 x 150 ns NVSwitch path), on an intact and a degraded
     fabric; dispatch (a push) pays none."""
-    f = topologies.build("dgx-h100")
+    f = built("dgx-h100")
     if degraded:
         f = f.without(links=[("chip0", "sw0")])
     r = moe_exchange(f, "deepseek-v3", tokens, 8, kernel="one-sided", dispatch_bytes=2,
@@ -485,7 +486,7 @@ def test_fixed_cost_is_handshakes_plus_kernel_gaps(kernel, gap, tokens):
     is one store-and-spin handoff, the runtime's flag barrier, session 23); the gap adds to the time one for one (nothing else moves); only
     a phase with a counted chain (one-sided's two, pplx's two) has one."""
     from fabric import EXCHANGE_SYNC, runtime, runtime_arch
-    f = h800(2) if exchange_kernel(kernel).scale_out else topologies.build("dgx-h100")
+    f = h800(2) if exchange_kernel(kernel).scale_out else built("dgx-h100")
     ep = 16 if exchange_kernel(kernel).scale_out else 8
     kw = {"kernel": kernel, "dispatch_bytes": 1, "combine_bytes": 2}
     r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel_gap=gap, **kw)
@@ -523,7 +524,7 @@ def test_barrier_inside_a_domain_is_the_symmetric_memory_kernel_floor(system, de
     the GPU side of a peer load), checked against all-pairs router latencies (brute force) on
     intact and degraded fabrics."""
     from fabric import runtime
-    f = topologies.build(system)
+    f = built(system)
     if degraded:
         a = f.endpoints[0]
         f = f.without(links=[(a, min(f.graph.neighbors(a), key=str))])
@@ -829,7 +830,7 @@ def test_one_sided_phase_is_the_sum_of_its_counted_pieces(ep, tokens, degraded, 
     time, rounds x (the worst EP pair's round trip + the rest of a measured peer load)) +
     the staging copy."""
     from fabric import chip_spec, runtime
-    f = topologies.build(system)
+    f = built(system)
     if degraded:
         a = f.endpoints[1]
         f = f.without(links=[(a, min(f.graph.neighbors(a), key=str))])
@@ -954,7 +955,7 @@ def test_release_fence_is_one_peer_round_trip(system, degraded, kernel, ep, toke
     ``combine_blocks``), pays one per copy to another rank of its slowest block: the
     expected largest of Binomial(copies of the fullest blocks, (ep - 1) / ep) over them,
     between its copies (interleaved: a floor of the transfer, lead's rule S17-R1)."""
-    f = topologies.build(system)
+    f = built(system)
     if degraded:
         a = f.endpoints[1]
         f = f.without(links=[(a, min(f.graph.neighbors(a), key=str))])
@@ -1086,7 +1087,7 @@ def test_one_block_moves_its_token_at_the_block_rate(system, degraded, ep, token
     combine adds its busiest token's bytes at the block's rate to its round trips;
     switching it off (block_per_token=False) gives the links alone, on intact and degraded
     racks."""
-    f = topologies.build(system)
+    f = built(system)
     if degraded:
         a = f.endpoints[1]
         f = f.without(links=[(a, min(f.graph.neighbors(a), key=str))])
@@ -1919,7 +1920,7 @@ def test_kernel_span_rows_leave_out_the_floors_graph_gap(ep, tokens, phase):
     row_id = f"trtllm-ep{ep}-bs{tokens}-{phase}"
     cases = fidelity_moe.CASES if ep == 8 else fidelity_heldout_moe.CASES
     value, how = cases[row_id]({"gpus": ep})
-    f = topologies.build("gb200-nvl72")
+    f = built("gb200-nvl72")
     r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel="one-sided", dispatch_bytes=2,
                      combine_bytes=2, routing="balanced")
     t = r.dispatch if phase == "dispatch" else r.combine

@@ -93,7 +93,8 @@ def test_readme_opens_with_the_two_setup_commands():
     first = re.search(r"```sh\n(.*?)```", text, re.DOTALL)
     assert first.group(1).splitlines() == [
         'python3 -m venv .venv && . .venv/bin/activate && pip install . && cofabric report',
-        'python3 -m venv .venv && . .venv/bin/activate && pip install ".[test]" && python -m pytest -q -n auto']
+        ('python3 -m venv .venv && . .venv/bin/activate && pip install ".[test]" && '
+         'python -m pytest -q -n auto --dist loadfile')]
     assert first.start() < text.index("\n## ")
 
 

@@ -470,3 +470,29 @@ def test_every_timed_figure_and_table_names_its_runtime_or_that_none_applies(sma
     groups = dict(small_report.finding_groups)
     for g in ("Access latency", "All-to-all", "Failures"):
         assert groups[g] and all(NO_RUNTIME in f for f in groups[g]), g
+
+
+def test_xdist_workers_share_one_written_small_report(tmp_path):
+    # conftest.py under pytest-xdist: one worker claims the run's shared directory and writes
+    # the small report there; another uses it once "ok" is there, and writes its own when the
+    # writer failed or its worker is gone (None)
+    import os
+    import subprocess
+    import sys
+
+    from conftest import _claim, _written_by_another_worker
+
+    assert _claim(tmp_path) and not _claim(tmp_path)
+    assert (tmp_path / "claim").read_text() == str(os.getpid())
+    (tmp_path / "ok").touch()
+    assert _written_by_another_worker(tmp_path) == tmp_path / "report"
+    (tmp_path / "ok").unlink()
+    (tmp_path / "failed").touch()
+    assert _written_by_another_worker(tmp_path) is None
+    (tmp_path / "failed").unlink()
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    (tmp_path / "claim").write_text(gone)
+    assert _written_by_another_worker(tmp_path) is None
+    (tmp_path / "claim").write_text(str(os.getpid()))        # alive, never writes
+    assert _written_by_another_worker(tmp_path, timeout=0.5) is None

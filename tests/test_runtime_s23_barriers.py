@@ -16,6 +16,7 @@ import itertools
 
 import numpy as np
 import pytest
+from degrade import built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -55,7 +56,7 @@ def boards(draw):
     links failed where every chip still reaches every other."""
     name = draw(st.sampled_from(["hgx-h200", "hgx-b200", "gb200-nvl72", "sd200-ultra",
                                  "dgx-h100"]))
-    f = topologies.build(name)
+    f = built(name)
     links = sorted({tuple(sorted((u, v))) for u, v in f.graph.edges()
                     if f.graph.nodes[u].get("kind") == "chip"})
     failed = draw(st.lists(st.sampled_from(links), max_size=2, unique=True))

@@ -13,6 +13,7 @@ premises matter.
 """
 
 import pytest
+from degrade import built
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from store_forward_brute import chain_pass, ring_pass
@@ -130,11 +131,10 @@ def test_nvls_tree_fill_is_the_chains_on_its_network_path(servers, gpus, chip, r
     # gains exactly the model's fill over its cut-through pass at the slower stage
     import math
 
-    import topologies
     from analysis import _runtime_cost as rc
     from analysis._collectives import _GroupView, _resolve_ranks
     from fabric import runtime
-    f = topologies.build(f"rail:servers={servers},gpus={gpus},nvls=1,chip={chip}")
+    f = built(f"rail:servers={servers},gpus={gpus},nvls=1,chip={chip}")
     nodes, idx = _resolve_ranks(f, list(f.endpoints))
     view = _GroupView(f, "all-reduce", nodes, idx, None, None, True)
     rt = runtime(f"nccl@{release}")

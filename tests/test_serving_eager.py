@@ -6,11 +6,11 @@ launches leave exposed (PrefillTime.exposed_launch)."""
 import math
 
 import pytest
+from degrade import built
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import analysis
-import topologies
 from analysis import PrefillTime, eager_pass_seconds
 from analysis._serving import _eager_makespan
 from fabric import SpecError
@@ -52,7 +52,7 @@ def test_segments_are_the_concatenated_pass(segments, launch):
 
 
 def test_prompt_pass_hides_its_launches_but_a_tiny_one_pays_them():
-    f = topologies.build(B200_8)
+    f = built(B200_8)
     m = analysis.model_config("kimi-k2")
     per_layer = len(analysis.KERNELS["mla"]) + len(analysis.KERNELS["moe_ffn"])
     dense = len(analysis.KERNELS["mla"]) + len(analysis.KERNELS["dense_ffn"])
@@ -102,7 +102,7 @@ def _simulate_pass(p, device):
 @given(isl=st.integers(1, 9000), frac=st.floats(0.0, 1.5),
        model=st.sampled_from(["kimi-k2", "deepseek-v3", "deepseek-r1-nvfp4"]))
 def test_every_chunk_pays_its_own_exposed_launch(isl, frac, model):
-    f = topologies.build(B200_8)
+    f = built(B200_8)
     p = analysis.prefill_time(model, f, isl=isl, layout="tp=8")
     c = max(1, round(frac * isl))
     # the chunk's collectives: PrefillTime.chunk_comm (session 12: each pays its latency)
@@ -128,7 +128,7 @@ def test_bad_eager_inputs_are_named(kw, match):
 @pytest.mark.parametrize("name", ["launch_overhead", "graph_kernel_overhead"])
 @pytest.mark.parametrize("bad", [-1e-6, math.nan, math.inf, True, "4us"])
 def test_bad_launch_overhead_is_named(bad, name):
-    f = topologies.build(B200_8)
+    f = built(B200_8)
     with pytest.raises(SpecError, match=name):
         analysis.prefill_time("kimi-k2", f, isl=16, layout="tp=8", **{name: bad})
 
@@ -144,7 +144,7 @@ def test_hand_built_prefill_prices_no_launch():
 def test_merged_pass_pays_one_set_of_boundaries(isl, frac, w_b, c_b, l_b):
     """A mixed step shares the cheaper part's kernel boundaries on top of the weight read,
     and stays no cheaper than either part alone (decode priced as read + boundaries)."""
-    f = topologies.build(B200_8)
+    f = built(B200_8)
     p = analysis.prefill_time("deepseek-v3", f, isl=isl, layout="tp=8")
     c = max(1, round(frac * isl))
     plain = analysis.shared_weight_read(p, w_b, c_b, c)
@@ -170,7 +170,7 @@ def test_a_prompt_pass_launches_the_exchange_only_where_tokens_cross_ranks(layou
 
     import analysis._serving as S
 
-    f = topologies.build(B200_8)
+    f = built(B200_8)
     m = analysis.model_config("deepseek-v3")
     lay = analysis.parse_layout(layout, 8)
     assert lay.exchanges == exchange

@@ -10,6 +10,7 @@ import dataclasses
 from unittest import mock
 
 import pytest
+from degrade import built
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -92,7 +93,7 @@ def test_a_longer_prompt_never_takes_less(isl, more):
     # under the ideal runtime: the pass's exchange (TensorRT-LLM's attention-DP allgather +
     # reducescatter since session 23) can price cheaper one row longer under nccl, where NCCL's
     # tuner switches protocol (review S22-R1; tests/test_serving_prefill_moe_module.py)
-    f = topologies.build("hgx-h200")
+    f = built("hgx-h200")
     kw = {"layout": "tp=1,dp=8", "engine": "trtllm", "one_at_a_time": True,
           "runtime": "ideal"}
     a = analysis.prefill_time("deepseek-r1", f, isl=isl, **kw)

@@ -4,6 +4,7 @@
 import dataclasses
 
 import pytest
+from degrade import built
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -78,7 +79,7 @@ def test_one_at_a_time_by_hand(node):
 @settings(max_examples=10, deadline=None)
 @given(isl=st.integers(1, 8192), dp=st.sampled_from([2, 4, 8]))
 def test_one_at_a_time_is_never_faster(isl, dp):
-    f = topologies.build(H200)
+    f = built(H200)
     kw = {"isl": isl, "layout": f"tp={8 // dp},dp={dp}"}
     a = analysis.prefill_time("deepseek-v3", f, one_at_a_time=True, **kw)
     b = analysis.prefill_time("deepseek-v3", f, **kw)

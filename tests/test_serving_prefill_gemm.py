@@ -3,6 +3,7 @@
 
 
 import pytest
+from degrade import built
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_serving_prefill_dp import _part_flops
@@ -92,7 +93,7 @@ def test_frontier_lists_the_efficiencies_it_used():
 def test_prefill_compute_is_the_parts_at_the_rule_by_hand(isl, tp, model, system):
     """Brute force: every part's FLOPs over the chip's peak of its format times the
     efficiency looked up by hand (the table; 1 where absent and for the scores)."""
-    f = topologies.build(system)
+    f = built(system)
     m = analysis.model_config(model)
     chip = f.chip
     flops = _part_flops(m, isl)

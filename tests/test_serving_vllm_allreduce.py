@@ -12,6 +12,7 @@ fabric.peer_access_latency), on intact and degraded 8-GPU boards.
 import math
 
 import pytest
+from degrade import built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -35,7 +36,7 @@ def _board(name, failed_links=()):
 def degraded_boards(draw):
     """An HGX board with up to three chip-switch links failed, none cutting a chip off."""
     name = draw(st.sampled_from(BOARDS))
-    f = topologies.build(name)
+    f = built(name)
     links = sorted({tuple(sorted((u, v))) for u, v in f.graph.edges()
                     if u.startswith("chip") or v.startswith("chip")})
     failed = draw(st.lists(st.sampled_from(links), max_size=3, unique=True))
@@ -167,7 +168,7 @@ def test_dispatch_follows_vllms_tables_and_prices_the_kernel_it_names(board, tp,
                                                       max_size=6))
 def test_a_larger_all_reduce_never_takes_an_earlier_tier(tp, sizes):
     # vLLM's tiers are size ranges in dispatch order: growing the input only moves down them
-    f = topologies.build("hgx-b200")
+    f = built("hgx-b200")
     ranks = list(f.endpoints[:tp])
     tiers = [TIERS.index(analysis.vllm_all_reduce_kernel(f, n, ranks)) for n in sorted(sizes)]
     assert tiers == sorted(tiers)
