@@ -186,9 +186,11 @@ class Runtime:
         channels: ``"batch_rule"`` (0: not read, one batch; 1: a batch holds up to 8 works;
         2: and only rounds of one round / 8 group), ``"reverse_rounds"`` (1: a round's base
         channel bit-reversed, its parts on the channels after it; 0: the parts bit-reversed)
-        and ``"net_round_rule"`` (across nodes the rounds sharing a base:
-        0 a node's, 1 a schedule group's). See :func:`analysis._runtime_cost.p2p_protocol`,
-        :func:`analysis._runtime_cost.p2p_batches`.
+        and ``"net_round_rule"`` (the p2p schedule, and across nodes the rounds sharing a
+        base: 0 a node's, node then local deltas; 1 a schedule group's, group deltas then
+        local ones; 2 as 1, one node a single group). See
+        :func:`analysis._runtime_cost.p2p_protocol`,
+        :func:`analysis._runtime_cost.p2p_batches`, :func:`analysis._runtime_cost.p2p_schedule`.
     search : dict
         NCCL's topology-search constants (speed arrays, NVLink bandwidth, doubling rules):
         :func:`analysis._runtime_cost.nccl_switch_channels`, ``nccl_net_channels``.
@@ -440,7 +442,7 @@ _NCCL = Runtime(
     p2p={"ll_threshold": 16384, ("chunk", "net"): 131072, ("chunk", "nvlink"): 524288,
          ("chunk", "pci"): 131072, "net_chunk_ratio_arm_blackwell": 2,
          "net_bw_per_channel": 14e9, "work_per_batch": 8, "ll_rule": 2, "net_peer_rule": 1,
-         "batch_rule": 2, "net_ll_buffers": 0, "reverse_rounds": 1, "net_round_rule": 1},
+         "batch_rule": 2, "net_ll_buffers": 0, "reverse_rounds": 1, "net_round_rule": 2},
     search={("nvlink_bw", "hopper"): 20.6e9, ("nvlink_bw", "blackwell"): 40.1e9,
             ("intra_speeds", "hopper"): tuple(x * GBS for x in (
                 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0)),
@@ -599,11 +601,18 @@ _NCCL = Runtime(
          "the schedule group P2P_SCHEDULE_GROUP_SIZE 8 cut to its gcd with the nodes' ranks from "
          "2.28.7, src/init.cc ncclP2pSchedule; its low log2Up(p2pnChannels) bits reversed from "
          "2.28, src/include/channel.h) plus the part (src/include/device.h "
-         "ncclP2pChannelForPart; the part bit-reversed in 2.22-2.27), mod p2pnChannels, and "
+         "ncclP2pChannelForPart; the part bit-reversed in 2.22-2.27), mod p2pnChannels, on "
+         "max(send parts, receive parts) channels (addP2pToPlan: nChannelsMax = "
+         "max(nChannels[0], nChannels[1]); the copy to itself never LL, protoLL = !selfSend), "
+         "each rank's rounds in the order of its p2p schedule (src/init.cc: node then local "
+         "quadratic deltas, flat over unequal nodes, to 2.28.3; ncclP2pSchedule's quadratic "
+         "group deltas then linear local deltas from 2.28.7, one node one group from 2.28.9: "
+         "net_round_rule 0 / 1 / 2), and "
          "ncclAddWorkBatchToPlan (l.120-160) "
          "starts a new batch at "
          "NCCL_MAX_DEV_WORK_P2P_PER_BATCH 8 works or a round already in it (2.22 on, batch_rule "
-         "1) and from 2.29.2 at a round of another round / 8 group (batch_rule 2); a channel's "
+         "1) and from 2.28.7 at a round of another round / 8 group (batch_rule 2: v2.28.7-1 "
+         "addWorkBatchToPlan l.136-138, absent in v2.28.3-1); a channel's "
          "batches run in series (src/device/sendrecv.h RunWorkBatch); src/graph/paths.cc "
          "ncclTopoGetNchannels / ncclTopoComputeP2pChannels: "
          "p2pnChannels = pow2Up(min(nChannels, MAXCHANNELS)); per NVLink peer 2 x (path "
@@ -1147,17 +1156,22 @@ _NCCL_HISTORY = {
     ("p2p", "ll_rule"): (((2, 18, 3), 0), ((2, 22, 0), 1), ((2, 29, 0), 2)),
     ("p2p", "net_peer_rule"): (((2, 18, 3), 0), ((2, 29, 0), 1)),
     # one node: rounds p2pnChannels apart share a channel; a channel's batch holds up to 8 works
-    # of distinct rounds from 2.22 (rule 1), and from 2.29.2 only rounds of one round / 8 group
-    # (rule 2); before 2.22 not read (rule 0: one batch)
-    ("p2p", "batch_rule"): (((2, 18, 3), 0), ((2, 22, 0), 1), ((2, 29, 0), 2)),
+    # of distinct rounds from 2.22 (rule 1), and from 2.28.7 only rounds of one round / 8 group
+    # (rule 2: the round-epoch test of enqueue.cc addWorkBatchToPlan, in v2.28.7-1 l.136-138
+    # and every later tag, absent in v2.28.3-1); before 2.22 not read (rule 0: one batch)
+    ("p2p", "batch_rule"): (((2, 18, 3), 0), ((2, 22, 0), 1), ((2, 28, 7), 2)),
     # a round's base channel (src/include/channel.h ncclP2pChannelBaseForRound): its low
     # log2(p2pnChannels) bits reversed from 2.28 (reverseBits) and its parts on the channels
     # after it; in 2.22-2.27 the base as it is and the parts reversed (src/include/device.h
     # ncclP2pChannelForPart: base + reverseBits(part, log2 p2pnChannels));
     # across nodes the rounds step by node (maxLocalRanks) until 2.28.3 and by the schedule
-    # group (P2P_SCHEDULE_GROUP_SIZE, default 8, src/init.cc ncclP2pSchedule) from 2.28.7
+    # group (P2P_SCHEDULE_GROUP_SIZE, default 8, src/init.cc ncclP2pSchedule) from 2.28.7;
+    # the schedule itself (the peers of each round): node deltas then local deltas, both
+    # quadratic, until 2.28.3 (init.cc 'Build p2p schedule', identical v2.22.3-1 .. v2.28.3-1);
+    # quadratic group deltas then linear local deltas from 2.28.7, the one node's group all its
+    # ranks from 2.28.9 (ncclP2pSchedule: groupSize = nNodes > 1 ? GroupSize : maxLocalRanks)
     ("p2p", "reverse_rounds"): (((2, 18, 3), 0), ((2, 28, 0), 1)),
-    ("p2p", "net_round_rule"): (((2, 18, 3), 0), ((2, 28, 7), 1)),
+    ("p2p", "net_round_rule"): (((2, 18, 3), 0), ((2, 28, 7), 1), ((2, 28, 9), 2)),
     ("p2p", "net_chunk_ratio_arm_blackwell"): (((2, 18, 3), 1), ((2, 29, 0), 2)),
     # the ring graph search's constants (src/graph/search.cc speed arrays, src/graph/topo.h
     # SM90_NVLINK_BW / SM100_NVLINK_BW, connect.cc ncclTopoPostset's second doubling)
