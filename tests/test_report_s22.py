@@ -60,8 +60,9 @@ def test_max_batched_tokens_help_gives_each_engines_own_default():
            f"the option is refused)" in text, text
 
 
-# flags of another program the README quotes (TensorRT-LLM's own for its mixed layout)
-_NOT_OURS = {"--tp", "--ep"}
+# flags of another program the README quotes (TensorRT-LLM's own for its mixed layout; pytest-xdist's
+# in the test command)
+_NOT_OURS = {"--tp", "--ep", "--dist"}
 
 
 def test_readme_options_are_options_of_the_command_named():
