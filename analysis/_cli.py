@@ -71,8 +71,12 @@ class _Parser(argparse.ArgumentParser):
         return super()._get_values(action, arg_strings)
 
     def error(self, message):
-        # argparse's default prints the usage too; one line is the contract.
-        self.exit(2, f"{self.prog}: error: {_explain(message, getattr(self, '_arg_strings', []))}\n")
+        # argparse's default prints the usage too; one line is the contract. Its message may
+        # quote an argument as given ("unrecognized arguments: --traffic=a<newline>b"): a
+        # control character is written as its escape, so the line stays one and says it
+        message = _explain(message, getattr(self, "_arg_strings", []))
+        message = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
+        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def _explain(message, arg_strings):

@@ -120,11 +120,10 @@ Examples
 import dataclasses
 import math
 import os
-import tomllib
 from dataclasses import dataclass
 
 from fabric import MATH_FORMATS, Parameter, SpecError
-from fabric._system import read_text
+from fabric._system import read_text, read_toml
 
 __all__ = ["GQA", "INDEX_KEY_BYTES", "MLA", "MODELS", "UNQUANTIZED_PARTS", "WEIGHT_FORMATS",
            "MoEModel", "WeightFormat", "load_model_toml", "model_config"]
@@ -1109,10 +1108,7 @@ def load_model_toml(path):
     OSError
         If the file cannot be read.
     """
-    try:
-        data = tomllib.loads(read_text(path))      # SpecError where it is not UTF-8
-    except tomllib.TOMLDecodeError as e:
-        raise SpecError(f"{path}: not valid TOML: {e}") from e
+    data = read_toml(read_text(path), path)     # SpecError where it is not UTF-8 or TOML
     att = data.pop("attention", None)
     if not isinstance(att, dict):
         raise SpecError(f"{path}: needs an [attention] table with type = 'mla' or 'gqa'")

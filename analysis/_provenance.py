@@ -3,8 +3,8 @@
 A report or a figure is only as checkable as its inputs; :func:`provenance`
 names the code that made it: the cofabric version (``fabric.__version__``, the
 one place it is written; ``setup.cfg`` reads it), the git commit of the source
-tree when it is a git checkout (``git describe --always --dirty``; ``None``
-otherwise, e.g. an installed wheel), Python's version and the versions of the
+tree when it is the top of a git checkout (``git describe --always --dirty``; ``None``
+otherwise, e.g. an installed wheel, even inside someone else's repository), Python's version and the versions of the
 libraries the numbers depend on.
 """
 
@@ -61,15 +61,25 @@ def _library_version(name):
         return "not installed"
 
 
-def _git_commit(where):
+def _git(where, *args):
+    """``git -C where *args``'s output, or None if it fails (no git, not a repository)."""
     try:
-        out = subprocess.run(["git", "-C", str(where), "describe", "--always", "--dirty",
-                              "--abbrev=12"], check=False, capture_output=True, text=True,
-                             timeout=10)
+        out = subprocess.run(["git", "-C", str(where), *args], check=False,
+                             capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return None
     text = out.stdout.strip()
     return text if out.returncode == 0 and text else None
+
+
+def _git_commit(where):
+    """The commit of the source tree at ``where``, or None unless ``where`` is the top of a git
+    checkout: an installed cofabric whose site-packages lies inside someone's repository (a
+    ``.venv`` in their project) would otherwise report that repository's commit as its own."""
+    top = _git(where, "rev-parse", "--show-toplevel")
+    if top is None or pathlib.Path(top).resolve() != pathlib.Path(where).resolve():
+        return None
+    return _git(where, "describe", "--always", "--dirty", "--abbrev=12")
 
 
 @functools.cache

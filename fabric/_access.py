@@ -55,6 +55,7 @@ import dataclasses
 
 import numpy as np
 
+from ._address import MAX_ADDRESS_WIDTH, validate_address
 from ._errors import (
     AddressMapError,
     FabricError,
@@ -217,7 +218,7 @@ def _transport_name(transport):
 
 
 def _check_op(op, size):
-    if op not in OPS:
+    if not isinstance(op, str) or op not in OPS:
         raise SpecError(f"op must be one of {', '.join(OPS)}, got {op!r}")
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
         raise SpecError(f"size must be a positive int of bytes, got {size!r:.60}")
@@ -598,6 +599,9 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore", ad
     _transport_name(transport)
     a, target = fabric.node(src), fabric.node(target)
     protected = checks_accesses(fabric)
+    if address is not None:     # recorded as given: a number that can be an address
+        address = validate_address(address, fabric.address_map.width if protected
+                                   else MAX_ADDRESS_WIDTH)
     # a chip issues the access; without an address plan only a chip's memory is known
     # (with one, the map says what holds memory: a NIC's MMIO does, a switch does not)
     for x in (a,) if protected else (a, target):

@@ -716,8 +716,13 @@ class DomainPlan:
                 continue
             page = win.page_size if win.page_size is not None else limits.page_size
             if not fits(win.local_base, win.local_base + size, gb, gb + size, page):
-                bad("out-of-range", "local base, global base, size or page size reach beyond "
-                    "2**62 bytes, past the widest address space")
+                # name what is out: the file's field, or the window's end it reaches
+                past = [f"{k} = {show_value(v)}" for k, v in (
+                    ("local_base", win.local_base), ("global_base", gb), ("size", size),
+                    ("page_size", page), ("local_base + size", win.local_base + size),
+                    ("global_base + size", gb + size)) if not fits(v)]
+                bad("out-of-range", f"{past[0]} reaches beyond 2**62 bytes, past the widest "
+                    "address space")
                 continue
             extra[win.host].append((win.local_base, size, gb, page, win.permissions == "rw",
                                     name, where))

@@ -251,6 +251,45 @@ class Fabric:
         """Node -> its integer index in :attr:`nodes`."""
         return {n: i for i, n in enumerate(self.nodes)}
 
+    def node_indices(self, x, what="nodes"):
+        """``x`` (a node index or a one-dimensional sequence of them) as an int64 array, checked:
+        the one check of the vectorized queries (the router's, :func:`fabric.loadstore_reaches`),
+        where numpy would read -1 as the last node and fail deep inside on 2**63 or a float.
+
+        Raises
+        ------
+        ValueError
+            For an array of two or more dimensions.
+        TypeError
+            For indices that are not integers.
+        NodeError
+            For an index outside ``0..len(nodes) - 1``, naming ``what`` and the index.
+
+        >>> import topologies
+        >>> topologies.build("torus:2x2").node_indices([0, -1], "src")
+        Traceback (most recent call last):
+        ...
+        fabric.NodeError: torus:2x2: src holds node index -1, outside 0..3
+        """
+        try:
+            a = np.asarray(x)
+        except (TypeError, ValueError, OverflowError):      # ragged, or no array at all
+            a = np.asarray(x, dtype=object)
+        if a.ndim > 1:
+            raise ValueError(f"{what} must be a node index or a one-dimensional sequence of "
+                             f"them, got an array of shape {a.shape}")
+        if a.size == 0:                     # [] reads as float64: an empty query all the same
+            return np.zeros(0, dtype=np.int64)
+        if a.dtype.kind not in "iu":
+            raise TypeError(f"{what} must be node indices (integers), got dtype {a.dtype}")
+        a = np.atleast_1d(a)
+        n = len(self.nodes)
+        # one reduction: a negative index reads as 2**64 + it on uint64, so >= n as well
+        if a.astype(np.int64, copy=False).view(np.uint64).max() >= n:
+            bad = int(a[(a < 0) | (a >= n)][0])
+            raise NodeError(f"{self.name}: {what} holds node index {bad}, outside 0..{n - 1}")
+        return a.astype(np.int64, copy=False)
+
     @cached_property
     def rank_of(self):
         """Live endpoint node -> its rank (stable under failures; see :attr:`ranks`)."""

@@ -147,6 +147,7 @@ class ForwardingTables:
         f = self.fabric
         amap = f.address_map
         loc = amap.lookup(address)
+        address = loc.address       # as read: '0x10' is 16
         reg = amap.region(loc.region)
         whole_set(f, reg, address)
         key = address
@@ -200,6 +201,7 @@ class ForwardingTables:
         a = f.node(src)
         amap = f.address_map
         loc = amap.lookup(address)
+        address = loc.address       # as read: '0x10' is 16
         whole_set(f, amap.region(loc.region), address)
         target = target_node(f, loc.owner, a)
         plain = amap.region(loc.region).ways == 1

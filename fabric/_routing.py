@@ -374,22 +374,7 @@ class Router:
     # -- input handling --------------------------------------------------------------
 
     def _nodes(self, x, what):
-        a = np.asarray(x)
-        if a.ndim > 1:
-            raise ValueError(f"{what} must be a node index or a one-dimensional sequence of "
-                             f"them, got an array of shape {a.shape}")
-        if a.size == 0:                     # [] reads as float64: an empty query all the same
-            return np.zeros(0, dtype=np.int64)
-        if a.dtype.kind not in "iu":
-            raise TypeError(f"{what} must be node indices (integers), got dtype {a.dtype}")
-        a = np.atleast_1d(a).astype(np.int64, copy=False)
-        N = len(self._names)
-        # one reduction: a negative index reads as 2**64 + it on uint64, so >= N as well
-        if a.size and a.view(np.uint64).max() >= N:
-            bad = int(a[(a < 0) | (a >= N)][0])
-            raise NodeError(f"{self.fabric.name}: {what} holds node index {bad}, "
-                            f"outside 0..{N - 1}")
-        return a
+        return self.fabric.node_indices(x, what)
 
     def _pairs(self, src, dst, nbytes=None):
         s = self._nodes(src, "src")
@@ -1056,4 +1041,4 @@ def route_many(fabric, src, dst):
     idx = fabric.node_index
     s = np.array([idx[fabric.node(x)] for x in src], dtype=np.int64)
     d = np.array([idx[fabric.node(x)] for x in dst], dtype=np.int64)
-    return fabric.router._hops_latency(s, d)
+    return fabric.router._hops_latency(*fabric.router._pairs(s, d))   # lengths checked

@@ -68,6 +68,7 @@ with bad values loads, and each bad value becomes a finding (code ``invalid``,
 with the file and line) that :func:`fabric.check` reports with the rest.
 """
 
+import datetime
 import math
 import re
 import tomllib
@@ -174,6 +175,8 @@ class _Reader:
     def value(self, table, key, v, where):
         """Parse one field; None (and a finding) if it cannot be read."""
         try:
+            if isinstance(v, (datetime.date, datetime.time)):   # TOML reads 07:32:00 as one
+                raise TypeError("is a TOML date or time, which no field of a system file takes")
             if table == "limits" and key == "alignment" or key in _STRS:
                 if not isinstance(v, str):   # limits.alignment: "size" or "page", not bytes
                     raise TypeError(f"must be a string, got {type(v).__name__}")
@@ -258,19 +261,28 @@ class _Reader:
         return out
 
 
-def read_system(text, path="<string>", *, build):
-    """Read a system from TOML text; see :func:`load_system`.
+def read_toml(text, path="<string>"):
+    """The TOML document ``text`` (of the file ``path``) as a dict: the one reader of the
+    project's TOML files (system files, model files).
 
-    Examples
-    --------
-    >>> import topologies
-    >>> s = read_system('[system]\\ntopology = "torus:4x4,chip=h100"\\n', build=topologies.build)
-    >>> s.fabric.n_endpoints
-    16
+    Raises
+    ------
+    SpecError
+        Naming the file, and the line and column where TOML says, for malformed TOML; an
+        integer of more than 4300 digits (Python refuses to read one: ValueError) or arrays
+        nested past Python's recursion limit (RecursionError), which no size, address or
+        count needs.
+
+    >>> read_toml("x = " + "[" * 5000 + "]" * 5000, "m.toml")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: m.toml: arrays or tables nested too deeply to read (no field nests more than a few levels)
     """
-    text = text.removeprefix("\ufeff")     # a UTF-8 byte order mark, as some editors write
     try:
-        doc = tomllib.loads(text)
+        return tomllib.loads(text)
+    except RecursionError:
+        raise SpecError(f"{path}: arrays or tables nested too deeply to read (no field nests "
+                        "more than a few levels)") from None
     except ValueError as e:
         if not isinstance(e, tomllib.TOMLDecodeError):
             # Python refuses to read an integer of more than 4300 digits; no size or
@@ -286,6 +298,20 @@ def read_system(text, path="<string>", *, build):
             raise SpecError(f"{path}: line {m.group(1)}, column {m.group(2)}: invalid TOML: "
                             f"{msg}") from None
         raise SpecError(f"{path}: invalid TOML: {msg}") from None
+
+
+def read_system(text, path="<string>", *, build):
+    """Read a system from TOML text; see :func:`load_system`.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> s = read_system('[system]\\ntopology = "torus:4x4,chip=h100"\\n', build=topologies.build)
+    >>> s.fabric.n_endpoints
+    16
+    """
+    text = text.removeprefix("\ufeff")     # a UTF-8 byte order mark, as some editors write
+    doc = read_toml(text, path)
     r = _Reader(path, text, doc)
     sysw = r.where("system")
     system = doc.get("system")

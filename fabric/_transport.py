@@ -334,8 +334,8 @@ def loadstore_reaches(fabric, src, dst):
     [True, False, False]
     """
     dom = fabric.loadstore_domains
-    s = np.asarray(src, dtype=np.int64)
-    d = np.asarray(dst, dtype=np.int64)
+    s = fabric.node_indices(src, "src")
+    d = fabric.node_indices(dst, "dst")
     ok = (s == d) | ((dom[s] >= 0) & (dom[s] == dom[d]))
     to_nic = _nics(fabric)[d]
     if to_nic.any():

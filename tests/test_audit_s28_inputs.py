@@ -7,7 +7,11 @@
   ``fabric._system.file_name``, for every file read or written: ``cofabric export`` raised
   open's ValueError (exit 3, an internal error); --out and system files had their own copies
   (reader's R28-6 b).
+- ``cofabric --version`` named the commit of any repository around an installed cofabric.
 """
+
+import shutil
+import subprocess
 
 import pytest
 from cli_run import run_cli
@@ -59,3 +63,61 @@ def test_file_name_names_what_it_refuses():
     assert file_name("x.toml") == "x.toml"
     with pytest.raises(SpecError, match=r"^--out 'a\\x00': no file is named with a NUL"):
         file_name("a\x00", "--out")
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_the_commit_is_the_source_trees_own(tmp_path):
+    """``cofabric --version`` (and every report's provenance) named the commit of any git
+    repository holding the source tree: a cofabric installed into a ``.venv`` inside someone's
+    project reported that project's commit as its own. Only the top of a checkout has one."""
+    from analysis._provenance import _git_commit
+
+    def git(*args):
+        subprocess.run(["git", "-C", str(tmp_path), "-c", "user.email=a@b", "-c", "user.name=a",
+                        *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    git("commit", "-q", "--allow-empty", "-m", "someone else's project")
+    site = tmp_path / ".venv" / "site-packages"
+    site.mkdir(parents=True)
+    assert _git_commit(site) is None
+    assert _git_commit(tmp_path) is not None          # the top of a checkout: its commit
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["throughput", "torus:2x2", "--", "--traffic=a\nb"], r"unrecognized arguments: --traffic=a\nb"),
+    (["route", "torus:2x2", "0", "1", "x\ty"], r"unrecognized arguments: x\ty"),
+])
+def test_an_argument_argparse_quotes_stays_on_one_line(argv, said):
+    """Two hostile slots at once (an argument after '--' and a newline in it): argparse's
+    'unrecognized arguments' quotes the text as given, and a newline made it two lines."""
+    assert _one_line(argv).strip().endswith(said)
+
+
+NESTED = "x = " + "[" * 3000 + "]" * 3000 + "\n"
+
+
+@pytest.mark.parametrize("argv, text, said", [
+    (["check", "f.toml"], '[system]\ntopology = "torus:2x2"\n' + NESTED, "nested too deeply"),
+    (["decode", "hgx-h200", "--model", "f.toml"], NESTED + '[attention]\ntype = "mla"\n',
+     "nested too deeply"),
+    (["decode", "hgx-h200", "--model", "f.toml"], "layers = " + "9" * 5000 + "\n",
+     "f.toml: line 1: an integer of more than 4300 digits"),
+])
+def test_a_toml_file_python_cannot_read_is_one_line(argv, text, said, tmp_path, monkeypatch):
+    """One TOML reader, fabric._system.read_toml, for system and model files: a model file
+    with a 5000-digit integer (ValueError) or either file nested past the recursion limit
+    (RecursionError) was an internal error, exit 3."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "f.toml").write_text(text, encoding="utf-8")
+    assert said in _one_line(argv)
+
+
+def test_a_toml_time_is_named_as_one():
+    import topologies
+    from fabric import read_system
+
+    s = read_system('[system]\ntopology = "torus:2x2,chip=h100"\n[heap]\nsize = 07:32:00\n',
+                    "f.toml", build=topologies.build)
+    said = "size = datetime.time(7, 32): is a TOML date or time, which no field of a system file"
+    assert [x.message for x in s.findings] == [said + " takes"]

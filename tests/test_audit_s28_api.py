@@ -1,0 +1,69 @@
+"""Audit, session 28: hostile arguments to the vectorized and access functions (a library fuzz of
+route, route_many, access, access_to, access_latencies, loadstore_reaches, reach, without,
+forwarding_tables(...).forward and Fabric.node over ~60 values each).
+
+- ``loadstore_reaches`` took node indices unchecked: -1 read as the last node (a silently
+  wrong answer: True for a pair that is no pair), 2**63 or a float failed in numpy
+  (OverflowError). One check now, ``Fabric.node_indices``, shared with the router's queries.
+- ``route_many`` with lists of different lengths reached the routing engine unchecked (an
+  IndexError on a rail fabric, numpy's broadcast error on a torus): the router's own
+  length rule now applies (one of them broadcasts, else a ValueError naming both shapes).
+- ``access_to(..., address=inf)`` failed in int() (OverflowError); the recorded address is now
+  checked as any address is.
+"""
+
+import numpy as np
+import pytest
+from degrade import built
+
+from fabric import AddressMapError, NodeError, access_to, loadstore_reaches, route_many
+
+TORUS, RAIL = "torus:4x4,chip=h100", "rail:servers=2,gpus=2,chip=h100"
+
+
+@pytest.mark.parametrize("bad, said", [([-1], "src holds node index -1, outside 0..15"),
+                                       (2**63, f"src holds node index {2**63}, outside"),
+                                       (np.uint64(16), "src holds node index 16, outside")])
+def test_loadstore_reaches_checks_its_indices(bad, said):
+    with pytest.raises(NodeError, match=said):
+        loadstore_reaches(built(TORUS), bad, [0])
+
+
+def test_loadstore_reaches_refuses_what_is_no_index():
+    with pytest.raises(TypeError, match="dst must be node indices"):
+        loadstore_reaches(built(TORUS), [0], [float("inf")])
+
+
+@pytest.mark.parametrize("spec", [TORUS, RAIL])
+def test_route_many_takes_the_routers_length_rule(spec):
+    f = built(spec)
+    with pytest.raises(ValueError, match=r"same length, got \(3,\) and \(2,\)"):
+        route_many(f, [0, 1, 2], [3, 2])
+    hops, _ = route_many(f, [1, 2], [3])            # one side of one: it broadcasts
+    assert hops.tolist() == route_many(f, [1, 2], [3, 3])[0].tolist()
+
+
+@pytest.mark.parametrize("address", [float("inf"), -1, "x", 2**62])
+def test_access_to_checks_the_address_it_records(address):
+    with pytest.raises(AddressMapError, match="address"):
+        access_to(built(TORUS), "chip0", "chip3", address=address)
+    assert access_to(built(TORUS), "chip0", "chip3", address="0x1000").address == 4096
+
+
+def test_forwarding_reads_an_address_written_as_text():
+    """forward(src, '0x...') looked the address up as a number (the map reads text) and then
+    compared the text with the tables' integer bounds: TypeError."""
+    from fabric import forwarding_tables
+
+    f = built(TORUS)
+    ft = forwarding_tables(f)
+    base = f.address_map.regions_of("chip5")[0].base
+    assert ft.forward("chip0", hex(base)) == ft.forward("chip0", base) == ["chip0", "chip1", "chip5"]
+    assert ft.lookup_per_dimension("chip0", hex(base)) == ft.lookup_per_dimension("chip0", base)
+
+
+def test_an_op_that_is_no_string_is_named():
+    from fabric import SpecError, access
+
+    with pytest.raises(SpecError, match=r"op must be one of load, store, got array"):
+        access(built(TORUS), "chip0", 64, op=np.array([1, 2]))
