@@ -1532,6 +1532,9 @@ class ExchangeKernel:
             return (0, 0)
         counts = items_of(tokens)
         if counts is None:
+            if isinstance(tokens, bool) or not isinstance(tokens, numbers.Integral) or tokens < 1:
+                raise SpecError(f"tokens must be an int >= 1 or a sequence of the {ep} EP ranks' "
+                                f"token counts, got {tokens!r}")
             if sources is None:
                 sources = ep
             elif (isinstance(sources, bool) or not isinstance(sources, numbers.Integral)

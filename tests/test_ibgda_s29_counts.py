@@ -252,6 +252,11 @@ def test_pplx_receive_walk_takes_each_ranks_count():
         k.receive_walk(256, 8, [1] * 8, 8, sources=2)
     with pytest.raises(SpecError, match="tokens must list the tokens of each of the 8 EP"):
         k.receive_walk(256, 8, [1] * 7, 8)
+    # one count: an int >= 1 (review S29-R2: 2.5 answered, None and '8' raised Python's own)
+    for bad in (2.5, None, "8", 0, True):
+        with pytest.raises(SpecError, match=r"tokens must be an int >= 1 or a sequence of the "
+                                            r"8 EP ranks' token counts, got "):
+            k.receive_walk(256, 8, bad, 8)
 
 
 @pytest.mark.parametrize("bad, match", [
@@ -298,7 +303,7 @@ def test_counts_in_any_sequence_are_the_list():
     kw = {"kernel": "pplx", "dispatch_bytes": 1, "combine_bytes": 2}
     held = [3, 0, 1, 0, 0, 2, 0, 0]
     want = _fields(moe_exchange(f, "deepseek-v3", held, 8, **kw))
-    for given in (tuple(held), np.array(held), (n for n in held)):
-        assert _fields(moe_exchange(f, "deepseek-v3", given, 8, **kw)) == want
+    for spelled in (tuple(held), np.array(held), (n for n in held)):
+        assert _fields(moe_exchange(f, "deepseek-v3", spelled, 8, **kw)) == want
     k = exchange_kernel("pplx")
     assert k.receive_walk(256, 8, np.array(held), 8) == k.receive_walk(256, 8, held, 8)
