@@ -1149,7 +1149,20 @@ def expected_max_active(active, owner, chips):
     >>> expected_max_active(np.array([0.5, 0.5]), np.array([0, 1]), 2)   # 1 - 0.5 * 0.5
     0.75
     """
+    # a pure function of its arrays' values, remembered by them: from ~1,200 tokens on every
+    # one of DeepSeek's 256 experts (8 a token) is certainly active (``active`` all 1.0), so
+    # a serving run's hundreds of step sizes ask for a few distinct answers
+    active = np.asarray(active, dtype=float)
     owner = np.asarray(owner, dtype=np.int64)
+    return _expected_max_active(active.tobytes(), active.shape, owner.tobytes(), owner.shape,
+                                chips)
+
+
+@functools.lru_cache(maxsize=1024, typed=True)    # typed: 8.0 chips is refused as before
+def _expected_max_active(active, active_shape, owner, owner_shape, chips):
+    """:func:`expected_max_active` of the arrays given by their bytes and shapes."""
+    active = np.frombuffer(active, dtype=float).reshape(active_shape)
+    owner = np.frombuffer(owner, dtype=np.int64).reshape(owner_shape)
     counts = np.bincount(owner, minlength=chips)
     most = int(counts.max()) if len(counts) else 0
     # probs[c, j]: the j-th expert of chip c (in expert order), zero-padded: every chip's
@@ -1158,7 +1171,7 @@ def expected_max_active(active, owner, chips):
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
     slot = np.arange(len(owner)) - np.repeat(starts, counts)
     probs = np.zeros((chips, most))
-    probs[owner[order], slot] = np.asarray(active, dtype=float)[order]
+    probs[owner[order], slot] = active[order]
     dist = np.zeros((chips, most + 1))
     dist[:, 0] = 1.0
     for j in range(most):                           # add one Bernoulli(q) to every chip
@@ -3007,9 +3020,11 @@ class _Settings:
         """Tokens the whole step routes to the experts (padded rows included)."""
         return self.graph_batch * self.q
 
-    @property
+    @functools.cached_property
     def kernel_lists(self):
-        """The kernel lists of this step (:func:`step_kernel_lists`)."""
+        """The kernel lists of this step (:func:`step_kernel_lists`), found once a step (read
+        by the attention, MoE and dense blocks, the router, the held starts and the
+        Parameters)."""
         return step_kernel_lists(self.m, self.chip, engine=self.engine,
                                  cuda_graphs=self.cuda_graphs, tp=self.lay.tp,
                                  tokens=self.t_dp)
