@@ -2089,7 +2089,8 @@ class DecodeStep:
     hbm_per_chip : float
         Bytes of weights and KV cache on the fullest chip.
     parameters : tuple of Parameter
-        Every number the model used, with unit and source.
+        Every number the model used, with unit and source (``()`` under
+        ``decode_step(parameters=False)``).
     runtime, ep_kernel : str or None
         The collective runtime and the MoE exchange kernel used (None: defaults).
     cuda_graphs : bool
@@ -2315,7 +2316,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                 min_kernel_time=MIN_KERNEL_TIME.value, moe_hbm_efficiency=None,
                 kernel_floors=None, gemm_fixed_time=GEMM_FIXED_TIME.value,
                 expert_balance=None, draft=False, pdl=False, graph_batch=None,
-                nic_background=0.0, moe_backend="cutlass", trtllm_release=None):
+                nic_background=0.0, moe_backend="cutlass", trtllm_release=None,
+                parameters=True):
     """Time one decode step of ``model`` on ``fabric``; see the module docstring.
 
     Parameters
@@ -2517,6 +2519,11 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         times), a later one in their dedicated kernels (:func:`analysis.trtllm_runs_dsv3_gemms`);
         above 16 tokens every release runs the same. Given, it is listed in the step's
         Parameters. Needs ``engine="trtllm"`` (SpecError otherwise).
+    parameters : bool, default True
+        Whether the step lists the Parameters it used (:attr:`DecodeStep.parameters`;
+        ``False``: ``()``, the rest of the step the same). A serving run prices hundreds of
+        steps and reads only their times (:func:`analysis.closed_loop_run`): listing them was
+        a quarter of a step's time there.
 
     Returns
     -------
@@ -2551,6 +2558,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     ...
     fabric.SpecError: layout: tp=3 does not divide the 64 attention heads of kimi-k2
     """
+    if not isinstance(parameters, bool):
+        raise TypeError(f"parameters must be True or False, got {parameters!r}")
     s = _settings(model, fabric, batch=batch, context=context, layout=layout,
                   tokens_per_sequence=tokens_per_sequence, transport=transport,
                   algorithm=algorithm, skew=skew, overlap=overlap, fusion_factor=fusion_factor,
@@ -2578,7 +2587,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                       tokens_per_s_user=s.q / bd.total,
                       tokens_per_s_system=s.batch * s.q / bd.total,
                       hbm_per_chip=mem.weights_chip + mem.kv_chip,
-                      parameters=_parameters(s, moe, comm), runtime=s.runtime,
+                      parameters=_parameters(s, moe, comm) if parameters else (),
+                      runtime=s.runtime,
                       ep_kernel=kern.name if kern is not None else None,
                       cuda_graphs=s.cuda_graphs,
                       instance=tuple(s.fabric.endpoints[i] for i in s.pos),
