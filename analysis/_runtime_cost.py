@@ -2101,7 +2101,7 @@ def p2p_schedule(rt, view):
     """
     import numpy as np
 
-    dom = np.asarray(view._dom)
+    dom = view.node_labels()
     p = len(dom)
     _labels, first = np.unique(dom, return_index=True)
     nodes = [np.flatnonzero(dom == dom[i]) for i in sorted(first)]
@@ -2141,7 +2141,7 @@ def _p2p_pair_parts(rt, view, nbytes):
     import numpy as np
 
     p = int(view.p)
-    dom = np.asarray(view._dom)
+    dom = view.node_labels()
     multi = view.n_nodes > 1
     if np.ndim(nbytes) == 0:
         b = float(nbytes)
