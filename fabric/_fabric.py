@@ -27,7 +27,7 @@ from ._errors import GraphError, NodeError
 from ._failures import Failures
 from ._schema import default_endpoints, validate_graph
 from ._structure import Clos, Dragonfly, Grid, Switched
-from ._units import is_numeral, items_of, show_value
+from ._units import is_numeral, items_of, name_list, show_value
 
 __all__ = ["EdgeArrays", "Fabric"]
 
@@ -409,7 +409,7 @@ class Fabric:
             elif x in self.domains:         # route, latency, cost --ranks, --fail-chip
                 raise NodeError(f"{self.name}: {x!r} is a host domain, not a node (the model "
                                 f"has no host nodes): name its chips "
-                                f"({', '.join(self.domains[x])})")
+                                f"({name_list(self.domains[x])})")
             else:
                 raise NodeError(f"{self.name}: no node called {x!r}")
         if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
