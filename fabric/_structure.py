@@ -40,6 +40,7 @@ import math
 import numbers
 
 from ._errors import SpecError
+from ._units import items_of
 
 __all__ = ["CONNECT", "Clos", "Dragonfly", "Grid", "Switched"]
 
@@ -51,11 +52,10 @@ CONNECT = ("full", "ring", "line", "switch")
 def _ints(value, name, minimum=1):
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         value = (value,)
-    try:
-        out = tuple(value)
-    except TypeError:
+    out = items_of(value)
+    if out is None:             # not a sequence (a string is not read digit by digit)
         raise SpecError(f"{name} must be an integer or a sequence of integers, "
-                        f"got {value!r}") from None
+                        f"got {value!r}")
     for v in out:
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < minimum:
             raise SpecError(f"each value of {name} must be an integer >= {minimum}, got {v!r}")
