@@ -147,7 +147,7 @@ from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, e
 from fabric._memo import fabric_memo
 from fabric._runtime import release_on
 from fabric._schema import MAX_BYTES
-from fabric._units import is_numeral
+from fabric._units import is_int, is_numeral
 
 from ._collectives import default_runtime
 from ._gemm import (
@@ -1090,10 +1090,10 @@ def expert_activation(experts, k, tokens, skew=0.0):
             math.isfinite(skew) and skew >= 0):
         # a bool is not an exponent (True read as 1), nor is a string
         raise SpecError(f"skew must be a finite number >= 0, got skew={skew!r}")
-    if isinstance(experts, bool) or not isinstance(experts, numbers.Integral) or experts < 1:
+    if not is_int(experts) or experts < 1:
         raise SpecError(f"experts must be an integer >= 1 (routed experts), got "
                         f"experts={experts!r}")
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 0 <= k <= experts:
+    if not is_int(k) or not 0 <= k <= experts:
         raise SpecError(f"k must be an integer between 0 and experts ({experts}), got k={k!r}")
     if isinstance(tokens, bool) or not isinstance(tokens, numbers.Real) or not (
             math.isfinite(tokens) and tokens >= 0):
@@ -1149,7 +1149,20 @@ def expected_max_active(active, owner, chips):
     >>> expected_max_active(np.array([0.5, 0.5]), np.array([0, 1]), 2)   # 1 - 0.5 * 0.5
     0.75
     """
+    # a pure function of its arrays' values, remembered by them: from ~1,200 tokens on every
+    # one of DeepSeek's 256 experts (8 a token) is certainly active (``active`` all 1.0), so
+    # a serving run's hundreds of step sizes ask for a few distinct answers
+    active = np.asarray(active, dtype=float)
     owner = np.asarray(owner, dtype=np.int64)
+    return _expected_max_active(active.tobytes(), active.shape, owner.tobytes(), owner.shape,
+                                chips)
+
+
+@functools.lru_cache(maxsize=1024, typed=True)    # typed: 8.0 chips is refused as before
+def _expected_max_active(active, active_shape, owner, owner_shape, chips):
+    """:func:`expected_max_active` of the arrays given by their bytes and shapes."""
+    active = np.frombuffer(active, dtype=float).reshape(active_shape)
+    owner = np.frombuffer(owner, dtype=np.int64).reshape(owner_shape)
     counts = np.bincount(owner, minlength=chips)
     most = int(counts.max()) if len(counts) else 0
     # probs[c, j]: the j-th expert of chip c (in expert order), zero-padded: every chip's
@@ -1158,7 +1171,7 @@ def expected_max_active(active, owner, chips):
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
     slot = np.arange(len(owner)) - np.repeat(starts, counts)
     probs = np.zeros((chips, most))
-    probs[owner[order], slot] = np.asarray(active, dtype=float)[order]
+    probs[owner[order], slot] = active[order]
     dist = np.zeros((chips, most + 1))
     dist[:, 0] = 1.0
     for j in range(most):                           # add one Bernoulli(q) to every chip
@@ -1268,7 +1281,7 @@ def parse_layout(layout, n_chips):
     if unknown:
         raise SpecError(f"layout: unknown keys {sorted(unknown)}; allowed: tp, dp, ep, etp")
     for key, val in values.items():
-        if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < 1:
+        if not is_int(val) or val < 1:
             raise SpecError(f"layout: {key} must be an integer >= 1, got {key}={val!r}")
     values = {key: int(val) for key, val in values.items()}
     tp = values.get("tp", 1)
@@ -1299,13 +1312,13 @@ def parse_layout(layout, n_chips):
 # -- the instance's chips -------------------------------------------------------------------
 
 def _check_chips(chips):
-    if isinstance(chips, bool) or not isinstance(chips, (int, np.integer)) or chips < 1:
+    if not is_int(chips) or chips < 1:
         raise SpecError(f"chips must be an integer >= 1 (chips per instance), got {chips!r}")
     return int(chips)
 
 
 def _check_tp(tp, chips):
-    if isinstance(tp, bool) or not isinstance(tp, (int, np.integer)) or tp < 1 or chips % tp:
+    if not is_int(tp) or tp < 1 or chips % tp:
         raise SpecError(f"tp must be an integer >= 1 dividing the instance's {chips} chips "
                         f"(its tensor-parallel group size), got tp={tp!r}")
     return int(tp)
@@ -2076,7 +2089,8 @@ class DecodeStep:
     hbm_per_chip : float
         Bytes of weights and KV cache on the fullest chip.
     parameters : tuple of Parameter
-        Every number the model used, with unit and source.
+        Every number the model used, with unit and source (``()`` under
+        ``decode_step(parameters=False)``).
     runtime, ep_kernel : str or None
         The collective runtime and the MoE exchange kernel used (None: defaults).
     cuda_graphs : bool
@@ -2276,7 +2290,7 @@ def _check_number(name, value, minimum, unit="", *, strict=False):
 
 
 def _check_int(name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+    if not is_int(value):
         raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
     if value < minimum:
         raise SpecError(f"{name} must be >= {minimum}, got {name}={value}")
@@ -2302,7 +2316,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                 min_kernel_time=MIN_KERNEL_TIME.value, moe_hbm_efficiency=None,
                 kernel_floors=None, gemm_fixed_time=GEMM_FIXED_TIME.value,
                 expert_balance=None, draft=False, pdl=False, graph_batch=None,
-                nic_background=0.0, moe_backend="cutlass", trtllm_release=None):
+                nic_background=0.0, moe_backend="cutlass", trtllm_release=None,
+                parameters=True):
     """Time one decode step of ``model`` on ``fabric``; see the module docstring.
 
     Parameters
@@ -2504,6 +2519,11 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         times), a later one in their dedicated kernels (:func:`analysis.trtllm_runs_dsv3_gemms`);
         above 16 tokens every release runs the same. Given, it is listed in the step's
         Parameters. Needs ``engine="trtllm"`` (SpecError otherwise).
+    parameters : bool, default True
+        Whether the step lists the Parameters it used (:attr:`DecodeStep.parameters`;
+        ``False``: ``()``, the rest of the step the same). A serving run prices hundreds of
+        steps and reads only their times (:func:`analysis.closed_loop_run`): listing them was
+        a quarter of a step's time there.
 
     Returns
     -------
@@ -2538,6 +2558,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     ...
     fabric.SpecError: layout: tp=3 does not divide the 64 attention heads of kimi-k2
     """
+    if not isinstance(parameters, bool):
+        raise TypeError(f"parameters must be True or False, got {parameters!r}")
     s = _settings(model, fabric, batch=batch, context=context, layout=layout,
                   tokens_per_sequence=tokens_per_sequence, transport=transport,
                   algorithm=algorithm, skew=skew, overlap=overlap, fusion_factor=fusion_factor,
@@ -2565,7 +2587,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                       tokens_per_s_user=s.q / bd.total,
                       tokens_per_s_system=s.batch * s.q / bd.total,
                       hbm_per_chip=mem.weights_chip + mem.kv_chip,
-                      parameters=_parameters(s, moe, comm), runtime=s.runtime,
+                      parameters=_parameters(s, moe, comm) if parameters else (),
+                      runtime=s.runtime,
                       ep_kernel=kern.name if kern is not None else None,
                       cuda_graphs=s.cuda_graphs,
                       instance=tuple(s.fabric.endpoints[i] for i in s.pos),
@@ -3007,9 +3030,11 @@ class _Settings:
         """Tokens the whole step routes to the experts (padded rows included)."""
         return self.graph_batch * self.q
 
-    @property
+    @functools.cached_property
     def kernel_lists(self):
-        """The kernel lists of this step (:func:`step_kernel_lists`)."""
+        """The kernel lists of this step (:func:`step_kernel_lists`), found once a step (read
+        by the attention, MoE and dense blocks, the router, the held starts and the
+        Parameters)."""
         return step_kernel_lists(self.m, self.chip, engine=self.engine,
                                  cuda_graphs=self.cuda_graphs, tp=self.lay.tp,
                                  tokens=self.t_dp)
