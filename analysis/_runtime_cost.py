@@ -1984,7 +1984,10 @@ def p2p_batches(rt, view, nbytes=1):
     """Work batches NCCL's busiest p2p channel runs one after another for an all-to-all
     (every rank one round with each rank, itself included) of ``nbytes`` per peer, or for an
     all-to-allv whose ``nbytes`` is the ``p x p`` matrix of each pair's bytes (sender by row,
-    the diagonal each rank's copy to itself; every pair a message, an empty one included).
+    the diagonal each rank's copy to itself; every pair a message, an empty one included: a
+    0-byte ncclSend / ncclRecv is a task like any other, one channel's work (``addP2pToPlan``:
+    ``bytes == 0`` -> 1 channel), and PyTorch's ``all_to_all_single`` posts every peer's pair
+    whatever its count on NCCL >= 2.14: docs/sources.md).
 
     NCCL's placement replayed (2.22 on; before, ``batch_rule`` 0, not read: one): round ``r``
     of the rank's schedule starts at its base (``ncclP2pChannelBaseForRound``): in one node
