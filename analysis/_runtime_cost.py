@@ -1917,9 +1917,11 @@ def p2p_ll_bytes(rt, view, nbytes, local=False):
     return _p2p_plan(rt, view, nbytes, local)[2]
 
 
-def _p2p_plan(rt, view, nbytes, local=False):
+def _p2p_plan(rt, view, nbytes, local=False, copy=False):
     """``(first chunk's protocol, channels, LL bytes)`` of one p2p message (see
-    :func:`p2p_protocol`, :func:`p2p_ll_bytes`); ``local``: to a peer in the sender's node."""
+    :func:`p2p_protocol`, :func:`p2p_ll_bytes`); ``local``: to a peer in the sender's node;
+    ``copy``: the rank's message to itself, never LL (``addP2pToPlan``: ``protoLL[dir] =
+    !selfSend``)."""
     _p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
     q = rt.p2p
     thr = q["ll_threshold"]
@@ -1930,6 +1932,8 @@ def _p2p_plan(rt, view, nbytes, local=False):
         # a network peer's p2p connection has no LL buffer (net.cc: shared p2p buffers, LL
         # only with NCCL_ALLOC_P2P_NET_LL_BUFFERS), so NCCL runs Simple to it whatever the
         # size (a peer in the node has one: p2p.cc, shm.cc)
+        thr = -1
+    if copy:
         thr = -1
     if q["ll_rule"] == 1:
         # the protocol first (thresholdLL), then the parts from that protocol's step
@@ -1978,20 +1982,28 @@ def _p2p_parts(nmin, nmax, lo, hi, nbytes):
 
 def p2p_batches(rt, view, nbytes=1):
     """Work batches NCCL's busiest p2p channel runs one after another for an all-to-all
-    (every rank one round with each rank, itself included) of ``nbytes`` per peer.
+    (every rank one round with each rank, itself included) of ``nbytes`` per peer, or for an
+    all-to-allv whose ``nbytes`` is the ``p x p`` matrix of each pair's bytes (sender by row,
+    the diagonal each rank's copy to itself; every pair a message, an empty one included).
 
     NCCL's placement replayed (2.22 on; before, ``batch_rule`` 0, not read: one): round ``r``
     of the rank's schedule starts at its base (``ncclP2pChannelBaseForRound``): in one node
     ``r``; across nodes ``(r / L) x divUp(L, 8) + (r % L) / 8``, with ``L`` the largest node's
     ranks (``maxLocalRanks``, ``net_round_rule`` 0, 2.22-2.28.3) or the schedule group
     (``P2P_SCHEDULE_GROUP_SIZE``, 8, cut to its gcd with every node's ranks that it does not
-    divide: ``net_round_rule`` 1, 2.28.7 on), so the up to 8 rounds of one group share a base.
-    The message's parts (its channels, :func:`p2p_protocol`) take the channels ``(base +
-    part) mod p2pnChannels`` with the base's low ``log2(p2pnChannels)`` bits reversed from 2.28
-    (``reverse_rounds`` 1), and ``(base + reverseBits(part)) mod p2pnChannels`` in 2.22-2.27
-    (``ncclP2pChannelForPart``); rounds are added in order, and a channel opens a new
-    batch at 8 works (a round's parts never share a channel), and from 2.29.2 at a round of
-    another round / 8 group (``batch_rule`` 2; ``src/enqueue.cc`` ``ncclAddWorkBatchToPlan``).
+    divide: ``net_round_rule`` 1-2, 2.28.7 on), so the up to 8 rounds of one group share a
+    base. A round sends one message and receives one (:func:`p2p_schedule`: the peers of
+    round ``r``), and ``addP2pToPlan`` adds its work to ``max(send parts, receive parts)``
+    channels, each message's parts (its channels, :func:`p2p_protocol`) from its own bytes and
+    connection (the copy to itself never LL: ``protoLL = !selfSend``); they take the channels
+    ``(base + part) mod p2pnChannels`` with the base's low ``log2(p2pnChannels)`` bits reversed
+    from 2.28 (``reverse_rounds`` 1), and ``(base + reverseBits(part)) mod p2pnChannels`` in
+    2.22-2.27 (``ncclP2pChannelForPart``); rounds are added in order, and a channel opens a new
+    batch at 8 works (a round's parts never share a channel), and from 2.28.7 at a round of
+    another round / 8 group (``batch_rule`` 2; ``src/enqueue.cc`` ``addWorkBatchToPlan``).
+    The operation's batches are its busiest rank's (:func:`_p2p_replay`, every rank round by
+    round, where rounds differ in parts; where every round of every rank has the same parts,
+    one rank's placement is every rank's: :func:`_busiest_p2p_channel`).
     So in one node rounds ``p2pnChannels`` apart share a channel (at one part and at least 8
     channels ``ceil(p / p2pnChannels)`` batches under rule 2, ``ceil(that / 8)`` under rule 1;
     with fewer channels the rounds of one round / 8 group share a batch), and across nodes the
@@ -2005,26 +2017,209 @@ def p2p_batches(rt, view, nbytes=1):
     >>> p2p_batches(fabric.runtime("nccl"), _GroupView(f, "all-to-all", nodes, idx, None, None, True))
     4
     """
+    import numpy as np
+
     q = rt.p2p
     rule = q["batch_rule"]
     if rule == 0:
         return 1
     p2pn = p2p_channels(rt, view)[0]
-    parts = _p2p_plan(rt, view, nbytes)[1]
     per_batch = int(q["work_per_batch"])
     if view.n_nodes > 1:
         counts = [int(c) for c in view.node_ranks()]
         if q["net_round_rule"] == 0:
             group = max(counts)
         else:
-            group = per_batch
-            for c in counts:
-                if c % group or c < group:
-                    group = math.gcd(group, c)
+            group = _p2p_group_size(per_batch, counts)
     else:
         group = 0
-    return _busiest_p2p_channel(rule, int(q["reverse_rounds"]), int(view.p), group, p2pn, parts,
-                                per_batch)
+    reverse = int(q["reverse_rounds"])
+    p = int(view.p)
+    parts = _p2p_pair_parts(rt, view, nbytes)
+    if isinstance(parts, int):
+        return _busiest_p2p_channel(rule, reverse, p, group, p2pn, parts, per_batch)
+    ranks = np.arange(p)
+    rounds = ((parts(ranks, send), parts(recv, ranks)) for send, recv in p2p_schedule(rt, view))
+    return _p2p_replay(rule, reverse, group, p2pn, per_batch, rounds, p)
+
+
+def _p2p_group_size(size, counts):
+    """NCCL's p2p schedule group (``p2pSchedGroupSize``, 2.28.7 on, ``src/init.cc``
+    ``ncclP2pSchedule``): ``size`` (``P2P_SCHEDULE_GROUP_SIZE``) cut to its gcd with every
+    node's rank count it does not divide or exceeds."""
+    for c in counts:
+        if c % size or c < size:
+            size = math.gcd(size, int(c))
+    return size
+
+
+def _quadratic_deltas(n):
+    """NCCL's peer deltas over ``n`` (``src/init.cc``, p2p schedule): ``(x^2 + x) / 2`` mod
+    ``pow2Up(n)`` for x = 0, 1, ..., those below ``n``.
+
+    >>> _quadratic_deltas(16)
+    [0, 1, 3, 6, 10, 15, 5, 12, 4, 13, 7, 2, 14, 11, 9, 8]
+    >>> _quadratic_deltas(3)
+    [0, 1, 2]
+    """
+    m = _pow2_up(n)
+    out, d = [], 0
+    for k in range(1, m + 1):
+        if d < n:
+            out.append(d)
+        d = (d + k) & (m - 1)
+    return out
+
+
+def p2p_schedule(rt, view):
+    """NCCL's point-to-point schedule for the group (``comm->p2pSchedule``, built at init):
+    for each round ``r`` in order, ``(send, recv)``, each rank's peers (group positions) that
+    round, as arrays over the ranks. Nodes (the model's load/store domains) are numbered in
+    the order of their first rank and a node's ranks in group order (``src/init.cc``:
+    ``nodesFirstRank``, ``localRankToRank``). By the release's ``rt.p2p["net_round_rule"]``:
+
+    * 0 (2.19-2.28.3, the init.cc block 'Build p2p schedule'): over node deltas ``dn`` then
+      local deltas ``dl``, each :func:`_quadratic_deltas`, a rank sends to local rank ``local +
+      dl`` of node ``node + dn`` and receives from ``local - dl`` of ``node - dn`` (mod); nodes
+      of unequal ranks make it flat: one node of every rank in rank order;
+    * 1 (2.28.7, ``ncclP2pSchedule``): the nodes cut into groups of ``P2P_SCHEDULE_GROUP_SIZE``
+      8 (:func:`_p2p_group_size`), over quadratic group deltas then local deltas 0, 1, ...,
+      the group's size - 1 in order;
+    * 2 (2.28.9 on): as 1, but in one node the group is all its ranks (``maxLocalRanks``).
+
+    Round 0 is every rank's copy to itself.
+
+    >>> import fabric, topologies
+    >>> from analysis._collectives import _GroupView, resolve_ranks
+    >>> f = topologies.build("dgx-h100")
+    >>> nodes, idx = resolve_ranks(f, None)
+    >>> view = _GroupView(f, "all-to-all", nodes, idx, None, None, True)
+    >>> [int(s[1]) for s, _r in p2p_schedule(fabric.runtime("nccl@2.28.3"), view)]
+    [1, 2, 4, 7, 3, 0, 6, 5]
+    >>> [int(s[1]) for s, _r in p2p_schedule(fabric.runtime("nccl"), view)]
+    [1, 2, 3, 4, 5, 6, 7, 0]
+    """
+    import numpy as np
+
+    dom = np.asarray(view._dom)
+    p = len(dom)
+    _labels, first = np.unique(dom, return_index=True)
+    nodes = [np.flatnonzero(dom == dom[i]) for i in sorted(first)]
+    counts = [len(k) for k in nodes]
+    rule = rt.p2p["net_round_rule"]
+    if rule == 0:
+        if len(set(counts)) == 1:
+            size, inner = counts[0], _quadratic_deltas(counts[0])
+            groups = nodes
+        else:       # flat: one node of every rank
+            size, inner = p, _quadratic_deltas(p)
+            groups = [np.arange(p)]
+    else:
+        size = max(counts) if rule == 2 and len(nodes) == 1 else int(rt.p2p["work_per_batch"])
+        size = _p2p_group_size(size, counts)
+        inner = range(size)
+        groups = [k[i:i + size] for k in nodes for i in range(0, len(k), size)]
+    slot = np.array(groups, dtype=np.int64)          # [group, local] -> rank
+    grp = np.empty(p, dtype=np.int64)
+    loc = np.empty(p, dtype=np.int64)
+    for g, members in enumerate(groups):
+        grp[members] = g
+        loc[members] = np.arange(len(members))
+    n = len(groups)
+    for dg in _quadratic_deltas(n):
+        sg, rg = (grp + dg) % n, (grp - dg) % n
+        for dl in inner:
+            yield slot[sg, (loc + dl) % size], slot[rg, (loc - dl) % size]
+
+
+def _p2p_pair_parts(rt, view, nbytes):
+    """The parts (:func:`_p2p_plan`'s channels) of every message of an all-to-all of ``nbytes``
+    per peer or of an all-to-allv's ``p x p`` matrix of pair bytes: an int where every message
+    has the same, else a function ``(senders, receivers) -> parts`` over arrays of ranks. A
+    message's parts follow its bytes and its connection: to itself (never LL), to a peer of
+    its node, to a network peer."""
+    import numpy as np
+
+    p = int(view.p)
+    dom = np.asarray(view._dom)
+    multi = view.n_nodes > 1
+    if np.ndim(nbytes) == 0:
+        b = float(nbytes)
+        copy = _p2p_plan(rt, view, b, True, copy=True)[1]
+        near = _p2p_plan(rt, view, b, True)[1] if (not multi or view.ppn > 1) else copy
+        far = _p2p_plan(rt, view, b, False)[1] if multi else copy
+        if copy == near == far:
+            return copy
+        return lambda i, j: np.where(i == j, copy, np.where(dom[i] == dom[j], near, far))
+    pairs = np.asarray(nbytes, dtype=float).reshape(p, p)
+    same = dom[:, None] == dom[None, :]
+    kind = np.where(np.eye(p, dtype=bool), 2, same.astype(np.int64))
+    table = np.empty((p, p), dtype=np.int64)
+    for k in (0, 1, 2):
+        sel = kind == k
+        if not sel.any():
+            continue
+        uniq, where = np.unique(pairs[sel], return_inverse=True)
+        plans = [_p2p_plan(rt, view, b, k > 0, copy=k == 2)[1] for b in uniq.tolist()]
+        table[sel] = np.asarray(plans, dtype=np.int64)[where.ravel()]
+    if (table == table[0, 0]).all():
+        return int(table[0, 0])
+    return lambda i, j: table[i, j]
+
+
+def _p2p_channel_of(reverse, p2pn, group, per_batch, r, parts):
+    """The channels of round ``r``'s parts 0 .. ``parts`` - 1 (``r`` an array: one row a
+    round): its base (``ncclP2pChannelBaseForRound``; ``group`` 0 in one node, else the rounds
+    sharing a base across nodes), reversed from 2.28 with the parts after it, else the parts
+    reversed (``ncclP2pChannelForPart``), mod ``p2pn``."""
+    import numpy as np
+
+    r = np.asarray(r)
+    if group:
+        base = (r // group) * -(-group // per_batch) + (r % group) // per_batch
+    else:
+        base = r
+    bits = max(0, (p2pn - 1).bit_length())
+
+    def rev(x):   # reverseBits(x, log2 p2pnChannels): the low bits, reversed
+        out = np.zeros_like(x)
+        for i in range(bits):
+            out |= ((x >> i) & 1) << (bits - 1 - i)
+        return out
+
+    base = base & (p2pn - 1)
+    delta = np.arange(parts)
+    if reverse:      # 2.28 on: the base reversed, the parts after it
+        base = rev(base)
+    else:            # 2.22-2.27: the base as it is, the parts reversed
+        delta = rev(delta)
+    return (base[..., None] + delta) & (p2pn - 1)
+
+
+def _p2p_replay(rule, reverse, group, p2pn, per_batch, rounds, p):
+    """Batches on the busiest channel of the busiest rank: every rank's rounds in order, each
+    round's ``(send parts, receive parts)`` (arrays over the ranks) adding a work to the
+    channels of ``max`` of the two parts (``addP2pToPlan``), a channel's new batch at
+    ``per_batch`` works (``batch_rule`` 1) or at a round of another round / ``per_batch`` group
+    (2)."""
+    import numpy as np
+
+    count = np.zeros((p, p2pn), dtype=np.int64)
+    last = np.full((p, p2pn), -1, dtype=np.int64)
+    for r, (send, recv) in enumerate(rounds):
+        k = np.maximum(send, recv)
+        top = int(k.max())
+        for part, c in enumerate(_p2p_channel_of(reverse, p2pn, group, per_batch, r, top)):
+            on = k > part
+            if rule == 1:
+                count[on, c] += 1
+            else:
+                new = on & (last[:, c] != r // per_batch)
+                count[new, c] += 1
+                last[on, c] = r // per_batch
+    if rule == 1:
+        return int(-(-count.max() // per_batch))
+    return int(count.max())
 
 
 def _p2p_part_bounds(view, chunk):
@@ -2064,25 +2259,7 @@ def _busiest_p2p_channel(rule, reverse, p, group, p2pn, parts, per_batch):
     import numpy as np
 
     r = np.arange(p)
-    if group:
-        base = (r // group) * -(-group // per_batch) + (r % group) // per_batch
-    else:
-        base = r
-    bits = max(0, (p2pn - 1).bit_length())
-
-    def rev(x):   # reverseBits(x, log2 p2pnChannels): the low bits, reversed
-        out = np.zeros_like(x)
-        for i in range(bits):
-            out |= ((x >> i) & 1) << (bits - 1 - i)
-        return out
-
-    base = base & (p2pn - 1)
-    delta = np.arange(parts)
-    if reverse:      # 2.28 on: the base reversed, the parts after it
-        base = rev(base)
-    else:            # 2.22-2.27: the base as it is, the parts reversed
-        delta = rev(delta)
-    chan = ((base[:, None] + delta[None, :]) & (p2pn - 1)).ravel()
+    chan = _p2p_channel_of(reverse, p2pn, group, per_batch, r, parts).ravel()
     if rule == 1:
         works = np.bincount(chan, minlength=p2pn)
         return int(-(-works.max() // per_batch))
@@ -2187,11 +2364,8 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
     run as further work batches of one kernel (:func:`p2p_batch_chain`)."""
     t = view.transfer(algorithm, op)
     # one message's bytes: an all-to-all's n is one rank's (n / p to each peer), an
-    # all-to-allv's the traffic matrix's total (cost()), whose mean pair n / p / p sets the
-    # batches
+    # all-to-allv's the traffic matrix's total (cost()), each pair its own
     per_peer = n if op == "send-recv" else n / max(1, view.p)
-    if op == "all-to-allv":
-        per_peer /= max(1, view.p)
     # the channels reported are the message's p2p channels (NCCL's, not the collective count);
     # every message chooses its protocol from its own bytes and its peer's connection (an
     # all-to-allv's pairs; across nodes the node's peers and the network's: _p2p_messages)
@@ -2245,7 +2419,10 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
     # one work of one batch (scheduleP2pTasksToPlan dequeues a peer's task once): so a further
     # batch of the operation pays the path and its first message's whole overhead less the
     # post the step already counted for it, not every message again (session 26)
-    per_op = p2p_batches(rt, view, per_peer) if op in ("all-to-all", "all-to-allv") else 1
+    # (each round on as many channels as the larger of its two messages' parts: an
+    # all-to-allv's pairs by their own bytes, p2p_batches)
+    per_op = (p2p_batches(rt, view, pairs if op == "all-to-allv" else per_peer)
+              if op in ("all-to-all", "all-to-allv") else 1)
     batches = per_op * ops
     msg_first = 0.0
     for st in t.plan.steps:

@@ -63,6 +63,7 @@ import numpy as np
 
 from fabric import Grid, NodeError, SpecError
 from fabric._failures import require_joined
+from fabric._units import sequence_of
 
 from ._closed_form import normalize_algorithm, normalize_op
 
@@ -920,8 +921,7 @@ def resolve_ranks(fabric, ranks):
     if ranks is None:
         require_joined(fabric, fabric.endpoints)
         return tuple(fabric.endpoints), fabric.endpoint_indices
-    if isinstance(ranks, (str, bytes)) or not hasattr(ranks, "__iter__"):
-        raise TypeError(f"ranks must be a sequence of ranks or chip names, got {ranks!r}")
+    ranks = sequence_of(ranks, "ranks", "ranks or chip names")
     nodes = []
     seen = {}
     for x in ranks:

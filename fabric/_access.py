@@ -55,7 +55,6 @@ import dataclasses
 
 import numpy as np
 
-from ._address import MAX_ADDRESS_WIDTH, validate_address
 from ._errors import (
     AddressMapError,
     FabricError,
@@ -68,7 +67,7 @@ from ._params import Parameter
 from ._schema import MAX_BYTES
 from ._transport import NATIVE, transports_for
 from ._transport import transport as _transport
-from ._units import format_address, format_size, name_list
+from ._units import format_address, format_size, name_list, sequence_of
 
 __all__ = ["HOST_MEMORY_LOAD", "OPS", "Access", "LatencyStats", "access", "access_latencies",
            "access_to", "host_link", "latency_stats"]
@@ -140,6 +139,8 @@ class Access:
     ----------
     src, target : node names
     address : int
+        The global address accessed; -1 where no address plan names one (:func:`access_to`
+        on a fabric without a plan).
     op : {"load", "store"}
     size : int
         Payload bytes.
@@ -568,18 +569,20 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
                       address=t.global_address, host_dram=dram)
 
 
-def access_to(fabric, src, target, op="load", size=64, transport="loadstore", address=None):
+def access_to(fabric, src, target, op="load", size=64, transport="loadstore"):
     """:func:`access` to the first byte of ``target``'s memory (its HBM, or its only region).
 
     The access is translated and permission-checked through ``src``'s host domain
-    like :func:`access`; ``address`` is recorded in the result (the target's
-    global address when not given). Its ``size`` bytes must fit in that memory (else
+    like :func:`access`, and :attr:`Access.address` is that first byte's global address (to
+    time an access at another address, call :func:`access` with it: its owner is the
+    target). Its ``size`` bytes must fit in that memory (else
     :class:`~fabric.AddressMapError` names the target, its memory's size and the size
     asked: 1 TiB into an 80 GB HBM is no transfer that exists) and, as for :func:`access`,
     lie in one window that permits ``op`` (else :class:`~fabric.TranslationError`);
     where that memory is an interleave set with a failed member, the set is gone
-    (:func:`whole_set`: :class:`~fabric.RoutingError`). On a fabric with no address plan (no HBM size) there is no protection model and
-    the access is timed unchecked, with ``address`` -1 unless given.
+    (:func:`whole_set`: :class:`~fabric.RoutingError`). On a fabric with no address plan (no
+    HBM size) there is no protection model and the access is timed unchecked, with
+    ``address`` -1 (no address names the memory).
 
     Examples
     --------
@@ -599,9 +602,6 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore", ad
     _transport_name(transport)
     a, target = fabric.node(src), fabric.node(target)
     protected = checks_accesses(fabric)
-    if address is not None:     # recorded as given: a number that can be an address
-        address = validate_address(address, fabric.address_map.width if protected
-                                   else MAX_ADDRESS_WIDTH)
     # a chip issues the access; without an address plan only a chip's memory is known
     # (with one, the map says what holds memory: a NIC's MMIO does, a switch does not)
     for x in (a,) if protected else (a, target):
@@ -612,9 +612,8 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore", ad
         _fits(fabric, target, reg, size, op)
         _span(fabric, a, t, size, op)       # and one window maps every byte, as for access
         whole_set(fabric, reg, t.global_address)
-        address = t.global_address if address is None else address
     return _access_to(fabric, a, target, op=op, size=size, transport=transport,
-                      address=address)
+                      address=t.global_address if protected else None)
 
 
 def _access_to(fabric, a, target, op, size, transport, address, host_dram=False):
@@ -694,6 +693,7 @@ def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=No
         nodes = fabric.endpoint_indices
     else:
         idx = fabric.node_index
+        chips = sequence_of(chips, "chips", "chip names or ranks")
         names = [fabric.node(c) for c in chips]
         seen = {}
         for c, name in zip(chips, names):

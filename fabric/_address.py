@@ -53,6 +53,7 @@ from ._units import (
     format_size,
     is_bool,
     parse_address,
+    sequence_of,
     show_value,
 )
 
@@ -394,6 +395,15 @@ class Region:
                 f"{format_address(self.end)})")
 
 
+def _regions(regions):
+    """``regions`` as a list of :class:`Region` (TypeError naming the parameter otherwise)."""
+    regions = sequence_of(regions, "regions", "Region objects")
+    for reg in regions:
+        if not isinstance(reg, Region):
+            raise TypeError(f"regions must be Region objects, got {reg!r}")
+    return regions
+
+
 def region_findings(regions, width=57):
     """Every fault of a list of regions, as :class:`Finding` records (empty when valid).
 
@@ -405,6 +415,7 @@ def region_findings(regions, width=57):
     (each overlapping region is reported once, with one partner). Whether each
     owner is a node or host domain of a fabric is :func:`fabric.check`'s rule.
     """
+    regions = _regions(regions)
     out = []
     if not is_int(width) or not 1 <= width <= MAX_ADDRESS_WIDTH:
         return [_error("invalid", f"address width must be an int in 1..{MAX_ADDRESS_WIDTH} "
@@ -598,10 +609,7 @@ class AddressMap:
     """
 
     def __init__(self, regions, width=ADDRESS_WIDTH.value):
-        regions = list(regions)
-        for reg in regions:
-            if not isinstance(reg, Region):
-                raise TypeError(f"regions must be Region objects, got {reg!r}")
+        regions = _regions(regions)
         _raise_errors(region_findings(regions, width), AddressMapError, "address map")
         self.width = int(width)
         self.regions = tuple(sorted(regions, key=lambda r: r.base))

@@ -251,12 +251,13 @@ def homeless_findings(fabric):
 def unmapped_findings(fabric, plan, regions, targets):
     """An ``unreachable`` warning for each host domain of one or more chips that maps none of
     its own chips' memory: with ``default_windows = false`` a host has only the windows the
-    plan lists (no apertures onto its own chips), so its chips cannot load or store one
-    another's memory, nor one chip its own (:func:`fabric.access` refuses it: no window maps
-    it). A warning, as a tenant may mean it; a host mapping some of its chips is not warned
-    (a partition is a plan). ``targets[h]``: the region index of each of host ``h``'s windows."""
-    if plan.default_windows is not False:
-        return []
+    plan lists (no apertures onto its own chips), and the default windows map only a chip's
+    own HBM region (an explicit layout may give its chips none, their memory in a set of
+    several owners), so its chips cannot load or store one another's memory, nor one chip
+    its own (:func:`fabric.access` refuses it: no window maps it). A warning, as a tenant
+    may mean it; a host mapping some of its chips is not warned (a partition is a plan),
+    nor, with the default windows, a host whose chips hold no memory at all. ``targets[h]``:
+    the region index of each of host ``h``'s windows."""
     out = []
     for h, chips in placed_domains(fabric, plan).items():
         if not chips or h not in targets:
@@ -265,13 +266,19 @@ def unmapped_findings(fabric, plan, regions, targets):
         tgt = targets[h]
         if any(own.intersection(regions[t].owners) for t in tgt[tgt >= 0].tolist()):
             continue
+        if plan.default_windows is not False and not any(own.intersection(r.owners)
+                                                         for r in regions):
+            continue        # the defaults map every chip's own HBM: these chips hold none
         cannot = ("its chip cannot load or store its own memory (add a window onto it)"
                   if len(chips) == 1 else "its chips cannot load or store one another's "
                   "memory (add a window onto each chip they share)")
+        why = ("with default_windows = false it has only the windows the plan lists"
+               if plan.default_windows is False else "the default windows map each chip's "
+               "own HBM region, and these chips own none (their memory is in regions of "
+               "several owners)")
         out.append(Finding(code="unreachable", severity="warning",
                            message=f"host domain {h} maps none of its own chips' memory "
-                           f"({name_list([repr(c) for c in chips])}): with default_windows = "
-                           f"false it has only the windows the plan lists, so {cannot}",
+                           f"({name_list([repr(c) for c in chips])}): {why}, so {cannot}",
                            where=h))
     return out
 

@@ -102,7 +102,7 @@ from dataclasses import dataclass
 
 from ._errors import SpecError
 from ._params import Parameter
-from ._units import GB, TB, GiB
+from ._units import GB, TB, GiB, items_of
 
 __all__ = ["CHIPS", "GENERATIONS", "MATH_FORMATS", "ChipSpec", "chip_spec"]
 
@@ -168,10 +168,9 @@ class ChipSpec:
     host_source: str = ""
 
     def __post_init__(self):
-        pairs = self.tensor_flops.items() if isinstance(self.tensor_flops, dict) \
-            else self.tensor_flops
-        if isinstance(pairs, str) or not hasattr(pairs, "__iter__") \
-                or not all(isinstance(p, (tuple, list)) and len(p) == 2 for p in pairs):
+        pairs = items_of(self.tensor_flops.items() if isinstance(self.tensor_flops, dict)
+                         else self.tensor_flops)
+        if pairs is None or not all(isinstance(p, (tuple, list)) and len(p) == 2 for p in pairs):
             raise SpecError(f"chip {self.name!r}: tensor_flops must be (format, FLOP/s) pairs, "
                             f"got {self.tensor_flops!r}")
         flops = dict(self.tensor_flops)

@@ -16,6 +16,7 @@ import dataclasses
 import itertools
 import types
 import typing
+from collections.abc import Mapping
 from functools import cached_property
 
 import networkx as nx
@@ -26,7 +27,7 @@ from ._errors import GraphError, NodeError
 from ._failures import Failures
 from ._schema import default_endpoints, validate_graph
 from ._structure import Clos, Dragonfly, Grid, Switched
-from ._units import is_numeral
+from ._units import is_numeral, items_of, name_list, show_value
 
 __all__ = ["EdgeArrays", "Fabric"]
 
@@ -59,15 +60,20 @@ def _check_domains(domains):
     chips (fabric._access.target_node), so a domain of none has memory nothing reaches
     (fabric.without drops a domain whose chips all failed).
     """
+    if not isinstance(domains, Mapping):
+        raise GraphError(f"domains must be a mapping of host domain name -> its chips, got "
+                         f"{show_value(domains)}")
     out = {}
     for h, chips in domains.items():
         if not (isinstance(h, str) and h):
             raise GraphError(f"host domain {h!r} must be named by a non-empty string (a chip's "
                              "'host' attribute, or a key of domains=)")
-        if isinstance(chips, (str, bytes)):
-            raise GraphError(f"host domain {h!r} must hold a sequence of chips, got the string "
-                             f"{chips!r}")
-        out[h] = tuple(chips)
+        items = items_of(chips)
+        if items is None:
+            shown = (f"the string {chips!r}" if isinstance(chips, (str, bytes))
+                     else show_value(chips))
+            raise GraphError(f"host domain {h!r} must hold a sequence of chips, got {shown}")
+        out[h] = tuple(items)
         if not out[h]:
             raise GraphError(f"host domain {h!r} holds no chip (its DRAM is reached through "
                              "its chips)")
@@ -403,7 +409,7 @@ class Fabric:
             elif x in self.domains:         # route, latency, cost --ranks, --fail-chip
                 raise NodeError(f"{self.name}: {x!r} is a host domain, not a node (the model "
                                 f"has no host nodes): name its chips "
-                                f"({', '.join(self.domains[x])})")
+                                f"({name_list(self.domains[x])})")
             else:
                 raise NodeError(f"{self.name}: no node called {x!r}")
         if isinstance(x, (int, np.integer)) and not isinstance(x, bool):

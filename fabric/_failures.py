@@ -61,12 +61,13 @@ fabric.NodeError: torus:4x4: cannot fail link ('chip0', 'chip5'): there is no su
 """
 
 import dataclasses
+import numbers
 import types
 
 import networkx as nx
 
 from ._errors import AddressMapError, NodeError, RoutingError
-from ._units import name_list
+from ._units import name_list, sequence_of
 
 __all__ = ["Failures", "without"]
 
@@ -334,11 +335,15 @@ def without(fabric, links=(), chips=(), lanes=()):
     if isinstance(links, str) or (isinstance(links, tuple) and len(links) == 2
                                   and not isinstance(links[0], (tuple, list))):
         links = [links]  # one link given bare
-    if isinstance(chips, (str, int)):
+    if isinstance(chips, (str, numbers.Integral)):      # one given bare (numpy's too)
         chips = [chips]
     if isinstance(lanes, str) or (isinstance(lanes, tuple) and len(lanes) == 2
                                   and not isinstance(lanes[0], (tuple, list))):
         lanes = [lanes]
+    pairs = "links, each a pair (u, v) of node names or ranks or a string 'u-v'"
+    links = sequence_of(links, "links", pairs)
+    lanes = sequence_of(lanes, "lanes", pairs)
+    chips = sequence_of(chips, "chips", "node names or ranks")
     dead_links, named = [], set()
     for x in links:
         pair = _link_pair(fabric, x)

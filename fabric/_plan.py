@@ -91,11 +91,15 @@ from ._address import (
 from ._domains import DomainLimits
 from ._errors import AddressMapError
 from ._symmetric import HEAP_ALIGNMENT
-from ._units import format_size, name_list, show_value
+from ._units import format_size, name_list, sequence_of, show_value
 
 __all__ = ["LAYOUTS", "AddressPlan", "layout_regions"]
 
 LAYOUTS = ("owner-bits", "packed", "explicit")
+
+#: The plan's fields that hold a sequence, and what of (a message's words).
+_SEQUENCES = {"interleave": "Region objects", "regions": "Region objects",
+              "windows": "Window objects", "grants": "Grant objects"}
 
 
 @dataclass(frozen=True)
@@ -174,10 +178,10 @@ class AddressPlan:
                 # a numpy integer is held as the number it is: np.int32 arithmetic wraps
                 # (1 << np.int32(57) is not 2**57), np.uint64's negation overflows
                 object.__setattr__(self, key, int(v))
-        for key in ("interleave", "regions", "windows"):
-            object.__setattr__(self, key, tuple(getattr(self, key)))
-        if self.grants is not None:
-            object.__setattr__(self, "grants", tuple(self.grants))
+        for key, items in _SEQUENCES.items():
+            if key != "grants" or self.grants is not None:
+                object.__setattr__(self, key, tuple(sequence_of(getattr(self, key),
+                                                                f"AddressPlan {key}", items)))
         if self.chips is not None:
             object.__setattr__(self, "chips", _names_of(self.chips, "chips"))
         if self.domains is not None:
@@ -217,16 +221,13 @@ class AddressPlan:
 
 def _names_of(names, what):
     """``names`` as a tuple of node names (hashable, not one string read letter by letter)."""
-    if isinstance(names, (str, bytes)):
-        raise TypeError(f"AddressPlan {what} must be a sequence of names, got the string "
-                        f"{names!r}")
+    out = tuple(sequence_of(names, f"AddressPlan {what}", "node names"))
     try:
-        out = tuple(names)
         for n in out:
             hash(n)
     except TypeError:
         raise TypeError(f"AddressPlan {what} must be a sequence of node names, got "
-                        f"{names!r}") from None
+                        f"{show_value(names)}") from None
     return out
 
 

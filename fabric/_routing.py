@@ -208,6 +208,7 @@ from ._routing_engine import (
 )
 from ._routing_uniform import link_orbits, orbit_loads
 from ._structure import Clos, Dragonfly, Grid, Switched
+from ._units import sequence_of
 
 __all__ = ["ECMP_MODES", "POLICIES", "Router", "route", "route_many"]
 
@@ -829,8 +830,8 @@ class Router:
         if not self.destination_routed:
             raise RoutingError(f"{self.fabric.name}: next hops of a degraded {self.policy} "
                                "fabric depend on the source")
-        nodes = self._nodes(np.asarray(list(nodes), dtype=np.int64), "nodes").tolist()
-        targets = self._nodes(np.asarray(list(targets), dtype=np.int64), "targets").tolist()
+        nodes = self._nodes(nodes, "nodes").tolist()
+        targets = self._nodes(targets, "targets").tolist()
         if self._dor is not None:
             return self._dor.next_hops(nodes, targets, self.link_index)
         limit = np.inf if max_states is None else max_states
@@ -1039,6 +1040,7 @@ def route_many(fabric, src, dst):
     ([1, 3], [230.0, 690.0])
     """
     idx = fabric.node_index
-    s = np.array([idx[fabric.node(x)] for x in src], dtype=np.int64)
-    d = np.array([idx[fabric.node(x)] for x in dst], dtype=np.int64)
+    of = "node names or ranks"
+    s = np.array([idx[fabric.node(x)] for x in sequence_of(src, "src", of)], dtype=np.int64)
+    d = np.array([idx[fabric.node(x)] for x in sequence_of(dst, "dst", of)], dtype=np.int64)
     return fabric.router._hops_latency(*fabric.router._pairs(s, d))   # lengths checked

@@ -415,6 +415,42 @@ def name_list(names, most=4):
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
+def items_of(values):
+    """``values``' items as a list, or None for one value given bare: a string or bytes (not
+    read letter by letter), or anything that is not iterable (a number, ``None``, a 0-d
+    array: Python's "object is not iterable" names no parameter). Where one value may stand
+    for all, the caller checks it by its own rule; where a sequence is due,
+    :func:`sequence_of`. The one test of the packages for "a sequence or one value".
+
+    >>> items_of((4, 4)), items_of(4), items_of("4x4")
+    ([4, 4], None, None)
+    """
+    if isinstance(values, (str, bytes)):
+        return None
+    try:
+        it = iter(values)
+    except TypeError:
+        return None
+    return list(it)
+
+
+def sequence_of(values, what, items):
+    """``values`` as a list where a sequence of ``items`` is due (:func:`items_of`), else a
+    TypeError naming the parameter ``what``.
+
+    >>> sequence_of(range(2), "chips", "node names or ranks")
+    [0, 1]
+    >>> sequence_of("chip0", "chips", "node names or ranks")
+    Traceback (most recent call last):
+    ...
+    TypeError: chips must be a sequence of node names or ranks, got 'chip0'
+    """
+    out = items_of(values)
+    if out is None:
+        raise TypeError(f"{what} must be a sequence of {items}, got {show_value(values)}")
+    return out
+
+
 def is_bool(x):
     """True for Python's and numpy's bools (by type name: this module does not import numpy):
     the one bool test of the packages. A bool is an int to ``isinstance`` and numpy's bool

@@ -16,7 +16,7 @@ from fabric import NodeError
 def test_failing_a_host_names_its_chips():
     f = built("rail:servers=2,gpus=2,chip=h100")
     with pytest.raises(NodeError, match=r"'host1' is a host domain, not a node .*: name its "
-                                        r"chips \(chip2, chip3\)"):
+                                        r"chips \(chip2 and chip3\)"):
         f.without(chips=["host1"])
     g = f.without(chips=list(f.domains["host1"]))          # what it says to do
     assert "host1" not in g.domains
@@ -28,4 +28,4 @@ def test_the_cli_says_it_in_one_line():
     rc, out, err = run_cli(["route", "rail:servers=2,gpus=2,chip=h100", "0", "1",
                             "--fail-chip", "host1"])
     assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1
-    assert "host domain" in err and "chip2, chip3" in err
+    assert "host domain" in err and "chip2 and chip3" in err

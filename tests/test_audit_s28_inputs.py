@@ -36,14 +36,24 @@ def _one_line(argv):
 ])
 def test_a_host_domain_where_a_node_is_due_names_its_chips(argv):
     err = _one_line(argv)
-    assert "'host1' is a host domain, not a node" in err and "its chips (chip2, chip3)" in err
+    assert "'host1' is a host domain, not a node" in err and "its chips (chip2 and chip3)" in err
 
 
 def test_the_lookup_says_it():
     from degrade import built
 
-    with pytest.raises(NodeError, match=r"'host0' is a host domain, not a node .*\(chip0, chip1\)"):
+    with pytest.raises(NodeError, match=r"'host0' is a host domain, not a node .*\(chip0 and chip1\)"):
         built(RAIL).node("host0")
+
+
+def test_a_large_host_domain_is_named_in_one_list():
+    """Its chips by fabric._units.name_list, the packages' one spelling of a list: an
+    8-chip server names three and how many more, not every chip in a comma list."""
+    from degrade import built
+
+    with pytest.raises(NodeError, match=r"'host1' is a host domain, not a node .*: name its "
+                                        r"chips \(chip8, chip9, chip10 and 5 more\)$"):
+        built("rail:servers=2,gpus=8,chip=h100").node("host1")
 
 
 @pytest.mark.parametrize("argv", [

@@ -11,6 +11,7 @@
 """
 
 import ast
+import functools
 
 import networkx as nx
 from source_trees import PACKAGES, ROOT, tree
@@ -37,8 +38,10 @@ def _target(mod, node):
     return ".".join(pkg + ([node.module] if node.module else []))
 
 
+@functools.cache
 def _imports():
-    """(importer, imported module, imported name or None) for every import statement."""
+    """(importer, imported module, imported name or None) for every import statement (walked
+    when a test first asks, not at collection: every pytest-xdist worker collects this file)."""
     out = []
     for mod, path in MODULES.items():
         for node in ast.walk(tree(path)):
@@ -52,25 +55,21 @@ def _imports():
     return out
 
 
-IMPORTS = _imports()
-
-
-
 def test_every_module_is_parsed():
-    assert len(MODULES) > 40 and len(IMPORTS) > 200
+    assert len(MODULES) > 40 and len(_imports()) > 200
 
 
 def test_fabric_imports_neither_other_package():
-    bad = [(m, t) for m, t, _ in IMPORTS if m.split(".")[0] == "fabric"
+    bad = [(m, t) for m, t, _ in _imports() if m.split(".")[0] == "fabric"
            and t and t.split(".")[0] in ("topologies", "analysis")]
-    bad += [(m, t) for m, t, _ in IMPORTS if m.split(".")[0] == "topologies"
+    bad += [(m, t) for m, t, _ in _imports() if m.split(".")[0] == "topologies"
             and t and t.split(".")[0] == "analysis"]
     assert not bad, bad
 
 
 def test_no_import_cycle():
     G = nx.DiGraph()
-    for m, t, _ in IMPORTS:
+    for m, t, _ in _imports():
         if t in MODULES and t != m and t not in PACKAGES:
             G.add_edge(m, t)
     cycles = list(nx.simple_cycles(G))
@@ -78,6 +77,6 @@ def test_no_import_cycle():
 
 
 def test_no_private_name_crosses_modules():
-    found = {(m, t, n) for m, t, n in IMPORTS
+    found = {(m, t, n) for m, t, n in _imports()
              if n and n.startswith("_") and t in MODULES and t != m}
     assert not found, f"import the public name instead (or make one): {sorted(found)}"

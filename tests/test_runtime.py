@@ -2602,8 +2602,8 @@ def _brute_p2p_batches(release, p, p2pn, nmin):
     # literal reading of NCCL's one-node p2p schedule (v2.22.3-1 .. v2.30.7-1): round r's base
     # is r (2.22-2.27) or reverseBits(r, log2Up(p2pnChannels)) (2.28 on, src/include/channel.h),
     # its parts on channels (base + part) & (p2pnChannels - 1); rounds are added in order; a
-    # channel opens a new batch at 8 works, at a round already in the batch, and from 2.29.2 at
-    # a round of another round // 8 group (src/enqueue.cc ncclAddWorkBatchToPlan)
+    # channel opens a new batch at 8 works, at a round already in the batch, and from 2.28.7 at
+    # a round of another round // 8 group (src/enqueue.cc addWorkBatchToPlan, v2.28.7-1 l.138)
     v = tuple(map(int, release.split(".")))
     if v < (2, 22, 0):
         return 1
@@ -2615,7 +2615,7 @@ def _brute_p2p_batches(release, p, p2pn, nmin):
             c = (base + part) & (p2pn - 1)
             cur = batches.setdefault(c, [[]])[-1]
             new = (len(cur) == 8 or r in cur
-                   or (v >= (2, 29, 0) and any(r // 8 != q // 8 for q in cur)))
+                   or (v >= (2, 28, 7) and any(r // 8 != q // 8 for q in cur)))
             if new:
                 batches[c].append([r])
             else:

@@ -7,7 +7,8 @@ base is ``(round / L) x divUp(L, 8) + (round % L) / 8`` with ``L`` the largest n
 nodes' ranks, ``src/init.cc`` ``ncclP2pSchedule``, 2.28.7 on), bit-reversed from 2.28; a
 message's parts take the channels after it (``src/include/device.h``
 ``ncclP2pChannelForPart``); ``src/enqueue.cc`` ``ncclAddWorkBatchToPlan`` opens a channel's
-new batch at 8 works and, from 2.29.2, at a round of another round / 8 group. Before this
+new batch at 8 works and, from 2.28.7 (session 29; read as from 2.29.2 before), at a round of
+another round / 8 group. Before this
 session every all-to-all across nodes was one batch: a 64-node all-to-all on 16 channels
 queues 4 groups of rounds on each.
 """
@@ -50,8 +51,9 @@ def _parts(nmin, nmax, chunk, multi, nbytes, release):
 
 def _brute(release, counts, p2pn, parts):
     # literal replay: round r's base (channel.h), its parts' channels (device.h), works added
-    # round by round, a channel's new batch at 8 works, a repeated round, or (2.29.2 on) a
-    # round of another round // 8 group (enqueue.cc); the busiest channel's batches
+    # round by round, a channel's new batch at 8 works, a repeated round, or (2.28.7 on:
+    # v2.28.7-1 addWorkBatchToPlan l.138) a round of another round // 8 group (enqueue.cc);
+    # the busiest channel's batches
     v = _version(release)
     if v < (2, 22, 0):
         return 1
@@ -81,7 +83,7 @@ def _brute(release, counts, p2pn, parts):
             c = (base + (part if v >= (2, 28, 0) else reverse(part))) & (p2pn - 1)
             cur = batches.setdefault(c, [[]])[-1]
             if (len(cur) == 8 or r in cur
-                    or (v >= (2, 29, 0) and any(r // 8 != q // 8 for q in cur))):
+                    or (v >= (2, 28, 7) and any(r // 8 != q // 8 for q in cur))):
                 batches[c].append([r])
             else:
                 cur.append(r)
@@ -116,15 +118,18 @@ def test_2_22_to_2_27_reverse_the_part_not_the_base():
     assert p2p_batches(rt, view, nbytes) == 1 == _brute("2.27.7", [8, 8], 16, 2)
 
 
-def test_single_gpu_nodes_batch_by_round_group_from_2_29_2():
-    # fattree:k=8: 128 one-GPU nodes on 4 p2p channels; the schedule group is gcd(8, 1) = 1,
-    # so every round has its own base and rounds 4 apart share a channel: 32 works a channel,
-    # 4 batches of 8 under rule 1 (2.28.7), 16 round / 8 groups under rule 2 (2.29.2)
+def test_single_gpu_nodes_batch_by_round_group_from_2_28_7():
+    # fattree:k=8: 128 one-GPU nodes on 4 p2p channels; from 2.28.7 the schedule group is
+    # gcd(8, 1) = 1, so every round has its own base and rounds 4 apart share a channel: 32
+    # works a channel, 16 round / 8 groups under rule 2 (2.28.7 on; session 29: the round-epoch
+    # test is in v2.28.7-1's addWorkBatchToPlan, not only from 2.29.2). 2.28.3: a node's base
+    # is its (one) rank's round, reversed, rule 1: 4 batches of 8
     f = built("fattree:k=8")
     view = group_view(f, "all-to-all")
     assert (view.n_nodes, view.p) == (128, 128)
     assert p2p_channels(runtime("nccl@2.29.2"), view)[0] == 4
-    assert p2p_batches(runtime("nccl@2.28.7"), view) == 4
+    assert p2p_batches(runtime("nccl@2.28.3"), view) == 4
+    assert p2p_batches(runtime("nccl@2.28.7"), view) == 16
     assert p2p_batches(runtime("nccl@2.29.2"), view) == 16
 
 

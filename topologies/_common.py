@@ -8,7 +8,7 @@ import numpy as np
 
 from fabric import Fabric, SpecError, chip_spec, link_tech
 from fabric._schema import MAX_LINKS
-from fabric._units import is_numeral
+from fabric._units import is_numeral, items_of
 
 # A size beyond which a build is refused as not sane for an analytical model on one machine;
 # links are lanes (a bundle of k lanes is k links, as metrics counts them), the graph
@@ -29,14 +29,14 @@ def positive_int(value, name, minimum=1):
 
 
 def per_dim(value, ndim, name, check):
-    """Broadcast one value to every dimension, or check a sequence of ``ndim`` values."""
-    if isinstance(value, (str, numbers.Integral)):
-        values = [value] * ndim
-    else:
-        values = list(value)
-        if len(values) != ndim:
-            raise SpecError(f"{name} needs 1 or {ndim} values (one per dimension), "
-                            f"got {len(values)}: {values!r}")
+    """Broadcast one value to every dimension (one given bare, checked once), or check a
+    sequence of ``ndim`` values."""
+    values = items_of(value)
+    if values is None:
+        return (check(value),) * ndim
+    if len(values) != ndim:
+        raise SpecError(f"{name} needs 1 or {ndim} values (one per dimension), "
+                        f"got {len(values)}: {values!r}")
     return tuple(check(v) for v in values)
 
 

@@ -9,6 +9,7 @@ HyperX), a cycle (``"ring"``), a path (``"line"``), or a star around a switch
 import numpy as np
 
 from fabric import Grid, SpecError
+from fabric._units import items_of
 
 from ._common import (
     add_links,
@@ -38,6 +39,14 @@ def _links_per_line(s, connect):
         return 0
     return {"full": s * (s - 1) // 2, "ring": s if s > 2 else 1, "line": s - 1,
             "switch": s}[connect]
+
+
+def _dims(shape):
+    """``shape`` as a tuple of dimensions, each an integer >= 1; one given bare (not a
+    sequence: an int, or a value its check names) is a one-dimensional shape."""
+    items = items_of(shape)
+    return tuple(positive_int(s, "each dimension of shape")
+                 for s in ((shape,) if items is None else items))
 
 
 def hypermesh(shape, connect="full", *, links=1, tech="cofabric", chips_per_host=None,
@@ -89,9 +98,7 @@ def hypermesh(shape, connect="full", *, links=1, tech="cofabric", chips_per_host
     >>> torus((4, 4)).graph.degree("chip0")
     4
     """
-    if isinstance(shape, (int, np.integer)):
-        shape = (shape,)
-    shape = tuple(positive_int(s, "each dimension of shape") for s in shape)
+    shape = _dims(shape)
     if not shape:
         raise SpecError("shape needs at least one dimension")
     ndim = len(shape)
@@ -151,8 +158,7 @@ def torus(shape, *, links=1, tech="cofabric", chips_per_host=None, chip=None, na
     >>> torus((8, 8, 8)).graph.number_of_edges()
     1536
     """
-    if isinstance(shape, (int, np.integer)):
-        shape = (shape,)
+    shape = _dims(shape)
     return hypermesh(shape, "ring", links=links, tech=tech, chips_per_host=chips_per_host,
                      chip=chip, name=name or "torus:" + "x".join(map(str, shape)))
 
@@ -163,7 +169,6 @@ def mesh(shape, *, links=1, tech="cofabric", chips_per_host=None, chip=None, nam
     >>> mesh((4, 4, 4)).graph.number_of_edges()
     144
     """
-    if isinstance(shape, (int, np.integer)):
-        shape = (shape,)
+    shape = _dims(shape)
     return hypermesh(shape, "line", links=links, tech=tech, chips_per_host=chips_per_host,
                      chip=chip, name=name or "mesh:" + "x".join(map(str, shape)))
