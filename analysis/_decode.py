@@ -1149,7 +1149,20 @@ def expected_max_active(active, owner, chips):
     >>> expected_max_active(np.array([0.5, 0.5]), np.array([0, 1]), 2)   # 1 - 0.5 * 0.5
     0.75
     """
+    # a pure function of its arrays' values, remembered by them: from ~1,200 tokens on every
+    # one of DeepSeek's 256 experts (8 a token) is certainly active (``active`` all 1.0), so
+    # a serving run's hundreds of step sizes ask for a few distinct answers
+    active = np.asarray(active, dtype=float)
     owner = np.asarray(owner, dtype=np.int64)
+    return _expected_max_active(active.tobytes(), active.shape, owner.tobytes(), owner.shape,
+                                chips)
+
+
+@functools.lru_cache(maxsize=1024, typed=True)    # typed: 8.0 chips is refused as before
+def _expected_max_active(active, active_shape, owner, owner_shape, chips):
+    """:func:`expected_max_active` of the arrays given by their bytes and shapes."""
+    active = np.frombuffer(active, dtype=float).reshape(active_shape)
+    owner = np.frombuffer(owner, dtype=np.int64).reshape(owner_shape)
     counts = np.bincount(owner, minlength=chips)
     most = int(counts.max()) if len(counts) else 0
     # probs[c, j]: the j-th expert of chip c (in expert order), zero-padded: every chip's
@@ -1158,7 +1171,7 @@ def expected_max_active(active, owner, chips):
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
     slot = np.arange(len(owner)) - np.repeat(starts, counts)
     probs = np.zeros((chips, most))
-    probs[owner[order], slot] = np.asarray(active, dtype=float)[order]
+    probs[owner[order], slot] = active[order]
     dist = np.zeros((chips, most + 1))
     dist[:, 0] = 1.0
     for j in range(most):                           # add one Bernoulli(q) to every chip
@@ -2076,7 +2089,8 @@ class DecodeStep:
     hbm_per_chip : float
         Bytes of weights and KV cache on the fullest chip.
     parameters : tuple of Parameter
-        Every number the model used, with unit and source.
+        Every number the model used, with unit and source (``()`` under
+        ``decode_step(parameters=False)``).
     runtime, ep_kernel : str or None
         The collective runtime and the MoE exchange kernel used (None: defaults).
     cuda_graphs : bool
@@ -2302,7 +2316,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                 min_kernel_time=MIN_KERNEL_TIME.value, moe_hbm_efficiency=None,
                 kernel_floors=None, gemm_fixed_time=GEMM_FIXED_TIME.value,
                 expert_balance=None, draft=False, pdl=False, graph_batch=None,
-                nic_background=0.0, moe_backend="cutlass", trtllm_release=None):
+                nic_background=0.0, moe_backend="cutlass", trtllm_release=None,
+                parameters=True):
     """Time one decode step of ``model`` on ``fabric``; see the module docstring.
 
     Parameters
@@ -2382,12 +2397,12 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         ``ep_kernel="all-to-allv"``), passed to ``analysis.cost``; ``None``: its default.
     ep_kernel : str, optional
         MoE exchange kernel for dispatch and combine (:data:`fabric.EXCHANGE_KERNELS`),
-        costed by :func:`analysis.moe_exchange` with uniform routing: the expert ranks
-        that hold tokens send (:func:`_rank_tokens`: the sequences spread over the attention
-        groups, each group's tokens over its ranks; ``moe_exchange(sources=)`` where some
-        hold none), each the most any holds, at every token count (exact where they hold
-        alike: batch 1 on ep 72 is one rank's token, not one on each of 72; an upper bound
-        where they do not); ``None``: the
+        costed by :func:`analysis.moe_exchange` with uniform routing: each expert rank sends
+        the tokens it holds (:func:`_rank_tokens`: the sequences spread over the attention
+        groups, each group's tokens over its ranks; passed rank by rank, 0 for a rank that
+        holds none), at every token count (batch 1 on ep 72 is one rank's token, not one on
+        each of 72; a group whose tokens split unevenly over its ranks sends each rank's
+        own); ``None``: the
         collectives model's all-to-all (or all-to-allv under skew), or, with
         ``engine="trtllm"`` under attention data parallelism where TensorRT-LLM runs no
         MNNVL all-to-all, its allgather + reducescatter (:func:`trtllm_gathers`).
@@ -2504,6 +2519,11 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         times), a later one in their dedicated kernels (:func:`analysis.trtllm_runs_dsv3_gemms`);
         above 16 tokens every release runs the same. Given, it is listed in the step's
         Parameters. Needs ``engine="trtllm"`` (SpecError otherwise).
+    parameters : bool, default True
+        Whether the step lists the Parameters it used (:attr:`DecodeStep.parameters`;
+        ``False``: ``()``, the rest of the step the same). A serving run prices hundreds of
+        steps and reads only their times (:func:`analysis.closed_loop_run`): listing them was
+        a quarter of a step's time there.
 
     Returns
     -------
@@ -2538,6 +2558,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     ...
     fabric.SpecError: layout: tp=3 does not divide the 64 attention heads of kimi-k2
     """
+    if not isinstance(parameters, bool):
+        raise TypeError(f"parameters must be True or False, got {parameters!r}")
     s = _settings(model, fabric, batch=batch, context=context, layout=layout,
                   tokens_per_sequence=tokens_per_sequence, transport=transport,
                   algorithm=algorithm, skew=skew, overlap=overlap, fusion_factor=fusion_factor,
@@ -2565,7 +2587,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                       tokens_per_s_user=s.q / bd.total,
                       tokens_per_s_system=s.batch * s.q / bd.total,
                       hbm_per_chip=mem.weights_chip + mem.kv_chip,
-                      parameters=_parameters(s, moe, comm), runtime=s.runtime,
+                      parameters=_parameters(s, moe, comm) if parameters else (),
+                      runtime=s.runtime,
                       ep_kernel=kern.name if kern is not None else None,
                       cuda_graphs=s.cuda_graphs,
                       instance=tuple(s.fabric.endpoints[i] for i in s.pos),
@@ -3007,9 +3030,11 @@ class _Settings:
         """Tokens the whole step routes to the experts (padded rows included)."""
         return self.graph_batch * self.q
 
-    @property
+    @functools.cached_property
     def kernel_lists(self):
-        """The kernel lists of this step (:func:`step_kernel_lists`)."""
+        """The kernel lists of this step (:func:`step_kernel_lists`), found once a step (read
+        by the attention, MoE and dense blocks, the router, the held starts and the
+        Parameters)."""
         return step_kernel_lists(self.m, self.chip, engine=self.engine,
                                  cuda_graphs=self.cuda_graphs, tp=self.lay.tp,
                                  tokens=self.t_dp)
@@ -3566,11 +3591,9 @@ def _communication(s, route):
     elif kern is not None and ep > 1:
         from ._moe_exchange import moe_exchange
         ranks = [s.fabric.endpoints[i] for i in s.pos[:ep]]
-        # the ranks that hold tokens send (their EP positions), each the most any holds
+        # each EP rank sends its own tokens (0: it holds none), in the instance's rank order
         held = _rank_tokens(s.graph_batch, s.q, lay.dp, lay.tp)
-        sources = [i for i, n in enumerate(held) if n]
-        exchange = moe_exchange(s.fabric, m, max(held), ranks, kernel=kern,
-                                sources=sources if len(sources) < ep else None,
+        exchange = moe_exchange(s.fabric, m, held, ranks, kernel=kern,
                                 dispatch_bytes=s.dispatch_b, combine_bytes=s.combine_b,
                                 # a kernel picks its own paths; only the collective takes one
                                 transport=s.transport if kern.dedup == "collective" else None,

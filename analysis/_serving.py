@@ -2005,7 +2005,7 @@ def _steps(m, fabric, layout, batch, context, ks, micro_batches, decode_kwargs,
         kw = {**decode_kwargs, **_vllm_graph(sub, dp, k + 1, budget)} if graphs \
             else decode_kwargs
         st = decode_step(m, fabric, batch=sub, context=context, layout=layout,
-                         tokens_per_sequence=k + 1, **kw)
+                         tokens_per_sequence=k + 1, parameters=False, **kw)
         out[k] = (micro_batches * st.time,
                   {p: micro_batches * getattr(st.breakdown, p) for p in _STEP_PARTS}
                   | {"kernels": micro_batches * (sum(x.kernels for x in st.layers)
@@ -2017,7 +2017,7 @@ def _draft_time(m, fabric, layout, batch, context, micro_batches, decode_kwargs)
     """Seconds of one drafted token for the whole batch (``decode_step(draft=True)``, run as
     the target's steps are: ``micro_batches`` halves one after the other)."""
     st = decode_step(m, fabric, batch=math.ceil(batch / micro_batches), context=context,
-                     layout=layout, draft=True, **decode_kwargs)
+                     layout=layout, draft=True, parameters=False, **decode_kwargs)
     return micro_batches * st.time
 
 
@@ -2566,7 +2566,7 @@ def _chip_weight_bytes(m, fabric, layout, chip):
     """Bytes of weights on the fullest chip of ``layout``, by decode's memory count (a
     memory-only decode step of one sequence, one token cached)."""
     step = decode_step(m, fabric, batch=1, context=0, layout=layout, chip=chip,
-                       collective=_no_collective)
+                       collective=_no_collective, parameters=False)
     return _step_weight_bytes(step, m, 1)
 
 
@@ -2584,8 +2584,8 @@ class _Sweep:
         if isinstance(usable_hbm, bool) or not (isinstance(usable_hbm, numbers.Real)
                                                 and 0 < usable_hbm <= 1):
             raise SpecError(f"usable_hbm must be in (0, 1], got usable_hbm={usable_hbm!r}")
-        bad = {"batch", "context", "layout", "tokens_per_sequence", "graph_batch"} & set(
-            decode_kwargs)
+        bad = {"batch", "context", "layout", "tokens_per_sequence", "graph_batch",
+               "parameters"} & set(decode_kwargs)
         if bad:
             raise SpecError(f"{', '.join(sorted(bad))} are set by the serving sweep, not "
                             "passed to decode_step")
@@ -2685,7 +2685,8 @@ class _Sweep:
         # Only the memory figures of this step are used: skip costing its collectives.
         kw = {**self.kw, "collective": _no_collective}
         try:
-            one = decode_step(m, self.fabric, batch=1, context=self.full, layout=layout, **kw)
+            one = decode_step(m, self.fabric, batch=1, context=self.full, layout=layout,
+                              parameters=False, **kw)
         except RoutingError:        # its chips do not all reach each other pairwise
             return {"reason": self.unreached(layout)}
         except SpecError as e:

@@ -760,16 +760,50 @@ def serial_copies(copies, blocks):
     return -(-math.ceil(copies) // int(blocks))
 
 
-def received_copies(tokens, k, ep, sources):
+def received_copies(sent, k, ep):
     """The (token, expert) copies one of ``ep`` EP ranks receives in a dispatch, expected,
-    when ``sources`` of them each send ``tokens`` tokens to ``k`` experts spread evenly over
-    the ranks: ``tokens x k x sources / ep``, every rank alike (the one count of it:
-    :meth:`ExchangeKernel.receive_walk` and ``analysis.moe_exchange``'s receiving side).
+    when the ranks send ``sent`` tokens in all, each to ``k`` experts spread evenly over the
+    ranks: ``sent x k / ep``, every rank alike, however the tokens are spread over the senders
+    (the one count of it: :meth:`ExchangeKernel.receive_walk` and ``analysis.moe_exchange``'s
+    receiving side).
 
-    >>> received_copies(128, 8, 16, 16), received_copies(1, 8, 16, 2)
+    >>> received_copies(128 * 16, 8, 16), received_copies(2, 8, 16)
     (1024.0, 1.0)
     """
-    return tokens * k * sources / ep
+    return sent * k / ep
+
+def rank_counts(counts, ep, name="tokens"):
+    """The tokens each of ``ep`` EP ranks holds, as a tuple of ints, from ``counts``: a
+    sequence of ``ep`` ints >= 0 (a rank with 0 holds none: it sends nothing, but holds
+    experts), at least one of them > 0. A SpecError names what is wrong (``name`` the
+    argument's).
+
+    >>> rank_counts([2, 0, 1], 3), rank_counts(range(3), 3)
+    ((2, 0, 1), (0, 1, 2))
+    >>> rank_counts([2, 0], 3)
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: tokens must list the tokens of each of the 3 EP ranks, got 2 counts: [2, 0]
+    """
+    if isinstance(counts, (str, bytes, numbers.Number)) or not hasattr(counts, "__iter__"):
+        raise SpecError(f"{name} must be a sequence of the {ep} EP ranks' token counts, "
+                        f"got {counts!r}")
+    try:
+        got = list(counts)
+    except TypeError:                   # a 0-d array
+        raise SpecError(f"{name} must be a sequence of the {ep} EP ranks' token counts, "
+                        f"got {counts!r}") from None
+    if len(got) != ep:
+        raise SpecError(f"{name} must list the tokens of each of the {ep} EP ranks, got "
+                        f"{len(got)} counts: {counts!r}")
+    for i, c in enumerate(got):
+        if isinstance(c, bool) or not isinstance(c, numbers.Integral) or c < 0:
+            raise SpecError(f"{name} must hold ints >= 0 (a rank's tokens), got {c!r} for EP "
+                            f"rank {i}")
+    if not any(got):
+        raise SpecError(f"{name} must give at least one EP rank a token, got {ep} zeros")
+    return tuple(int(c) for c in got)
+
 
 #: Lanes of one warp (CUDA's ``warpSize``): a loop over the EP ranks run by one warp, one
 #: rank per lane per pass, takes ``ceil(ep / WARP_LANES)`` passes.
@@ -1476,34 +1510,45 @@ class ExchangeKernel:
         """``(slots, tokens)`` of the dispatch's slowest receiving block (see ``count_grid``):
         the (local expert, source rank) slots of the received counts it walks beyond the first,
         and the received tokens it copies, when ``sources`` of the ``ep`` ranks (default all)
-        each send ``tokens`` tokens.
+        each send ``tokens`` tokens, or the ``ep`` ranks send the counts ``tokens`` lists
+        (:func:`rank_counts`; ``sources`` then None).
 
         pplx-kernels 7af3059's scatterKernel, after its grid sync: block ``b`` copies received
         tokens ``b``, ``b + B``, ... (``B`` the grid: sized by ``maxNumTokens``, here
-        ``tokens``, on every rank alike), finding each by walking the ``experts / ep x ep``
-        slots in order with state kept across its tokens (every rank sends every expert its
-        count, zero included), and its loop runs on past its last token to the end of the
-        slots: every block walks them all; the block with the last of the ``tokens x k x
-        sources / ep`` (expected) received copies holds the most of them, ``ceil(that / B)``.
-        ``(0, 0)`` without ``count_grid``.
+        ``tokens``, or the most any rank sends, on every rank alike), finding each by walking
+        the ``experts / ep x ep`` slots in order with state kept across its tokens (every rank
+        sends every expert its count, zero included), and its loop runs on past its last token
+        to the end of the slots: every block walks them all; the block with the last of the
+        :func:`received_copies` (expected: ``tokens x sources`` or the counts' sum, ``x k /
+        ep``) holds the most of them, ``ceil(that / B)``. ``(0, 0)`` without ``count_grid``.
 
         >>> k = exchange_kernel("pplx")
         >>> k.receive_walk(256, 8, 1, 16), k.receive_walk(256, 8, 128, 8)
         ((255, 1), (255, 8))
         >>> k.receive_walk(256, 8, 128, 8, sources=2)     # 256 copies over 132 blocks
         (255, 2)
+        >>> k.receive_walk(256, 8, [128, 64, 0, 0, 0, 0, 0, 0], 8)   # 192 over 132 blocks
+        (255, 2)
         """
         if not self.count_grid:
             return (0, 0)
-        if sources is None:
-            sources = ep
-        elif (isinstance(sources, bool) or not isinstance(sources, numbers.Integral)
-              or not 1 <= sources <= ep):
-            raise SpecError(f"sources must be an int from 1 to ep={ep}, got {sources!r}")
+        if not hasattr(tokens, "__iter__"):
+            if sources is None:
+                sources = ep
+            elif (isinstance(sources, bool) or not isinstance(sources, numbers.Integral)
+                  or not 1 <= sources <= ep):
+                raise SpecError(f"sources must be an int from 1 to ep={ep}, got {sources!r}")
+            grid, sent = tokens, tokens * sources
+        else:
+            if sources is not None:
+                raise SpecError(f"sources must be None where tokens lists each rank's count, "
+                                f"got {sources!r}")
+            counts = rank_counts(tokens, ep)
+            grid, sent = max(counts), sum(counts)
         warps, most = self.count_grid
-        blocks = min(max(-(-experts // warps), tokens * k), most)
+        blocks = min(max(-(-experts // warps), grid * k), most)
         slots = max(experts // ep, 1) * ep
-        return (slots - 1, serial_copies(received_copies(tokens, k, ep, sources), blocks))
+        return (slots - 1, serial_copies(received_copies(sent, k, ep), blocks))
 
     def walk_wraps(self, experts, ep):
         """Local experts the dispatch's receive walk (:meth:`receive_walk`) leaves before its
