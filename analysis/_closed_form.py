@@ -42,6 +42,7 @@ import math
 import numbers
 
 from fabric import SpecError
+from fabric._units import is_int
 
 __all__ = [
     "OPERATIONS",
@@ -216,7 +217,7 @@ def _check_real(value, name, positive=False):
 
 
 def _check_p(p):
-    if isinstance(p, bool) or not isinstance(p, numbers.Integral):
+    if not is_int(p):
         raise TypeError(f"p must be an integer number of ranks, got {p!r}")
     if p < 1:
         raise ValueError(f"p must be >= 1 rank, got p={p}")

@@ -147,7 +147,7 @@ from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, e
 from fabric._memo import fabric_memo
 from fabric._runtime import release_on
 from fabric._schema import MAX_BYTES
-from fabric._units import is_numeral
+from fabric._units import is_int, is_numeral
 
 from ._collectives import default_runtime
 from ._gemm import (
@@ -1090,10 +1090,10 @@ def expert_activation(experts, k, tokens, skew=0.0):
             math.isfinite(skew) and skew >= 0):
         # a bool is not an exponent (True read as 1), nor is a string
         raise SpecError(f"skew must be a finite number >= 0, got skew={skew!r}")
-    if isinstance(experts, bool) or not isinstance(experts, numbers.Integral) or experts < 1:
+    if not is_int(experts) or experts < 1:
         raise SpecError(f"experts must be an integer >= 1 (routed experts), got "
                         f"experts={experts!r}")
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 0 <= k <= experts:
+    if not is_int(k) or not 0 <= k <= experts:
         raise SpecError(f"k must be an integer between 0 and experts ({experts}), got k={k!r}")
     if isinstance(tokens, bool) or not isinstance(tokens, numbers.Real) or not (
             math.isfinite(tokens) and tokens >= 0):
@@ -1281,7 +1281,7 @@ def parse_layout(layout, n_chips):
     if unknown:
         raise SpecError(f"layout: unknown keys {sorted(unknown)}; allowed: tp, dp, ep, etp")
     for key, val in values.items():
-        if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < 1:
+        if not is_int(val) or val < 1:
             raise SpecError(f"layout: {key} must be an integer >= 1, got {key}={val!r}")
     values = {key: int(val) for key, val in values.items()}
     tp = values.get("tp", 1)
@@ -1312,13 +1312,13 @@ def parse_layout(layout, n_chips):
 # -- the instance's chips -------------------------------------------------------------------
 
 def _check_chips(chips):
-    if isinstance(chips, bool) or not isinstance(chips, (int, np.integer)) or chips < 1:
+    if not is_int(chips) or chips < 1:
         raise SpecError(f"chips must be an integer >= 1 (chips per instance), got {chips!r}")
     return int(chips)
 
 
 def _check_tp(tp, chips):
-    if isinstance(tp, bool) or not isinstance(tp, (int, np.integer)) or tp < 1 or chips % tp:
+    if not is_int(tp) or tp < 1 or chips % tp:
         raise SpecError(f"tp must be an integer >= 1 dividing the instance's {chips} chips "
                         f"(its tensor-parallel group size), got tp={tp!r}")
     return int(tp)
@@ -2290,7 +2290,7 @@ def _check_number(name, value, minimum, unit="", *, strict=False):
 
 
 def _check_int(name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+    if not is_int(value):
         raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
     if value < minimum:
         raise SpecError(f"{name} must be >= {minimum}, got {name}={value}")

@@ -30,7 +30,7 @@ import math
 import numbers
 
 from fabric._schema import bandwidth_fault, latency_fault
-from fabric._units import is_bool
+from fabric._units import is_bool, is_int
 
 from ._bom import bill_of_materials
 
@@ -172,8 +172,7 @@ def best_decode_layout(model, f, *, batch, context, tps=None, ep=None, **options
     from ._decode import decode_step
     from ._models import model_config
 
-    if ep is not None and not (isinstance(ep, numbers.Integral)
-                               and not is_bool(ep)):
+    if ep is not None and not is_int(ep):
         raise ValueError(f"ep must be an integer number of chips, got {ep!r}")
     n = f.n_endpoints - len(f.failures.cut_off) if ep is None else int(ep)
     if ep is None and n < 1:

@@ -119,6 +119,7 @@ import types
 from dataclasses import dataclass
 
 from fabric import Fabric, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
+from fabric._units import is_int
 
 from ._decode import (
     DECODE_HBM_EFFICIENCY,
@@ -706,7 +707,7 @@ class PrefillTime:
 def _count(name, value, minimum, what=""):
     """``value`` as an int if it is an integer (not a bool) ``>= minimum``, else a SpecError
     naming ``name`` (and ``what`` it counts): the one integer check of this module's inputs."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+    if not is_int(value) or value < minimum:
         what = f" ({what})" if what else ""
         raise SpecError(f"{name} must be an integer >= {minimum}{what}, got {name}={value!r}")
     return int(value)
@@ -1508,8 +1509,7 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk, step_launch=0
         raise SpecError(f"prefill.expert_weights ({prefill.expert_weights!r} s) is part of "
                         f"prefill.weights ({prefill.weights!r} s): it cannot exceed it")
     e, k = prefill.experts, prefill.experts_per_token
-    if any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in (e, k)) or not (
-            0 <= k <= e):
+    if any(not is_int(v) for v in (e, k)) or not 0 <= k <= e:
         raise SpecError(f"prefill.experts and prefill.experts_per_token must be integers with "
                         f"0 <= experts_per_token <= experts, got {e!r} and {k!r}")
     prompts = prefill._prompts()
@@ -2141,8 +2141,7 @@ def _lengths(name, values):
         raise SpecError(f"{name} must be a sequence of integers >= 1, got {values!r}") from None
     # ``type(v) is int`` first: a run's lengths are plain ints, and the ABC check of each of
     # 100,000 of them is most of a long run's set-up
-    if not vals or any(type(v) is not int and (isinstance(v, bool) or not isinstance(
-            v, numbers.Integral)) or v < 1 for v in vals):
+    if not vals or any(type(v) is not int and not is_int(v) or v < 1 for v in vals):
         raise SpecError(f"{name} must be a non-empty sequence of integers >= 1, got "
                         f"{vals[:5]!r}{' ...' if len(vals) > 5 else ''}")
     return [int(v) for v in vals]
@@ -2605,8 +2604,7 @@ class _Sweep:
                     else prefill_efficiency)
         self.kw = decode_kwargs
         self.chip = fabric_chip(fabric, decode_kwargs.get("chip"))
-        if isinstance(micro_batches, bool) or not isinstance(micro_batches, numbers.Integral) \
-                or micro_batches < 1:
+        if not is_int(micro_batches) or micro_batches < 1:
             raise SpecError(f"micro_batches must be an integer >= 1, got {micro_batches!r}")
         micro_batches = int(micro_batches)
         if decode_kwargs.get("overlap") == TWO_BATCH and micro_batches != 2:
@@ -2627,8 +2625,7 @@ class _Sweep:
         self.kv_inflow = kv_inflow
         if max_batched_tokens is None:
             self.budget = step_budget(decode_kwargs.get("engine"))
-        elif (isinstance(max_batched_tokens, bool)
-              or not isinstance(max_batched_tokens, numbers.Integral) or max_batched_tokens < 1):
+        elif not is_int(max_batched_tokens) or max_batched_tokens < 1:
             raise SpecError(f"max_batched_tokens must be an integer >= 1 or None (the "
                             f"engine's default), got max_batched_tokens={max_batched_tokens!r}")
         elif step_budget(decode_kwargs.get("engine")) is None:
@@ -3101,8 +3098,7 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         raise SpecError("speculative must name at least one setting, e.g. ((0, 0.0),)")
     if not isinstance(keep_all, bool):
         raise TypeError(f"keep_all must be True or False, got {keep_all!r}")
-    if isinstance(n_batches, bool) or not isinstance(n_batches, numbers.Integral) or (
-            n_batches < 2):
+    if not is_int(n_batches) or n_batches < 2:
         raise SpecError(f"n_batches must be an integer >= 2 (the thinned grid keeps the "
                         f"smallest and the largest batch; pass batches= for one), got "
                         f"n_batches={n_batches!r}")
@@ -3114,8 +3110,7 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                         f"or None (search them all), got {layouts!r}")
     if batches is not None:
         batches = sorted(set(batches))
-        if not batches or any(isinstance(b, bool) or not isinstance(b, numbers.Integral)
-                              or b < 1 for b in batches):
+        if not batches or any(not is_int(b) or b < 1 for b in batches):
             raise SpecError(f"batches must be integers >= 1, got {batches!r}")
         batches = [int(b) for b in batches]     # numpy integers as n_batches takes them
         if batches[0] < sw.micro:

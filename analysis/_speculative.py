@@ -29,6 +29,7 @@ import numbers
 from dataclasses import dataclass
 
 from fabric import SpecError
+from fabric._units import is_int
 
 from ._decode import decode_step
 
@@ -38,7 +39,7 @@ __all__ = ["SpeculativeResult", "expected_accepted_tokens", "speculative_decode"
 
 def _check_k(k):
     # numpy integers are integers (taken as plain ints); a bool is not a length
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0:
+    if not is_int(k) or k < 0:
         raise SpecError(f"draft_length must be an integer >= 0, got draft_length={k!r}")
     return int(k)
 

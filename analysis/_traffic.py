@@ -35,7 +35,7 @@ import numbers
 import numpy as np
 
 from fabric import NodeError, SpecError
-from fabric._units import is_bool
+from fabric._units import is_bool, is_int
 
 __all__ = ["TRAFFIC", "LinkLoads", "TrafficMatrix", "link_loads",
            "traffic"]
@@ -103,7 +103,7 @@ class TrafficMatrix:
 
 
 def _count(fabric_or_n):
-    if isinstance(fabric_or_n, (int, np.integer)) and not isinstance(fabric_or_n, bool):
+    if is_int(fabric_or_n):
         n = int(fabric_or_n)
     else:
         n = fabric_or_n.n_endpoints
@@ -203,7 +203,7 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
     if nbytes > _MAX_BYTES:
         # the matrix's sums and link loads must stay finite floats
         raise SpecError(f"nbytes must be at most 2**63 bytes, got {nbytes!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if not is_int(seed) or seed < 0:
         raise SpecError(f"seed must be an int >= 0, got {seed!r}")
     if name == "all-to-all":
         return TrafficMatrix("all-to-all", n, fill=nbytes)
@@ -213,7 +213,7 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
         M[np.arange(n), p] = nbytes
         label = f"permutation(seed={seed})"
     elif name == "shift":
-        if isinstance(shift, bool) or not isinstance(shift, (int, np.integer)):
+        if not is_int(shift):
             raise SpecError(f"shift must be an int, got {shift!r}")
         M[np.arange(n), (np.arange(n) + shift) % n] = nbytes
         label = f"shift({shift})"
@@ -245,7 +245,7 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
 def _moe(n, nbytes, seed, experts, top_k, tokens, skew, placement):
     E = 8 * n if experts is None else experts
     for value, what in ((E, "experts"), (top_k, "top_k"), (tokens, "tokens")):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        if not is_int(value) or value < 1:
             raise SpecError(f"{what} must be a positive int, got {value!r}")
     if top_k > E:
         raise SpecError(f"top_k={top_k} must not exceed experts={E}")

@@ -52,6 +52,7 @@ from ._units import (
     format_address,
     format_size,
     is_bool,
+    is_int,
     parse_address,
     sequence_of,
     show_value,
@@ -151,11 +152,6 @@ class Finding:
 
 def _error(code, message, where=""):
     return Finding(code=code, severity="error", message=message, where=where)
-
-
-def is_int(x):
-    """True for a Python or numpy integer, False for a bool (a bool is not a number here)."""
-    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
 
 
 def pow2_ceil(n):

@@ -458,6 +458,22 @@ def is_bool(x):
     return isinstance(x, bool) or type(x).__name__ in ("bool", "bool_")
 
 
+def is_int(x):
+    """True for Python's and numpy's integers (numpy's by its module's name: this module does
+    not import numpy), False for a bool, Python's or numpy's (a flag is not a count), and for
+    any other :class:`numbers.Integral`, which the packages would hand on to numpy and
+    arithmetic they were not written for (refused where it is checked, by name): the one int
+    test of the packages.
+
+    >>> import numpy as np
+    >>> [is_int(x) for x in (3, np.int64(3), np.uint8(0), True, np.True_, 3.0, "3", None)]
+    [True, True, True, False, False, False, False, False]
+    """
+    if isinstance(x, int):          # the common case first: this is asked per element
+        return not isinstance(x, bool)
+    return type(x).__module__ == "numpy" and isinstance(x, numbers.Integral)
+
+
 def _checked(value, name, what):
     """``value`` if it is a finite real number; else a TypeError or ValueError naming it
     and the helper ``name`` refusing it (a bool is not a quantity, nan has no digits)."""
