@@ -400,7 +400,12 @@ EXCHANGE_LATENCY = {
             "exchange.latency.blackwell.cycle", 1.0 / _HOPPER_CLOCK, "s",
             "assumption: no named Blackwell clock is used for a kernel's scheduled cycles: "
             "Hopper's 1980 MHz (" + _GH200 + ") carried to Blackwell, as hbm_load and l1_hit "
-            "are; the cycle counts themselves are read from sm_90a code (" + _STALL_COUNTS + ")"),
+            "are. The cycle counts themselves are read from compiled code: TensorRT-LLM's "
+            "one-sided kernels' 'blackwell' round_cycles tables from their sm_100a builds "
+            "(flashinfer 579435f9 and 5e891c6b, sessions 24-29), their per-phase cycle counts "
+            "the least of their sm_100a and sm_90a builds (sessions 25-27); DeepEP's, NCCL EP's "
+            "and pplx's from sm_90 / sm_90a builds only (no sm_100a build walked: taken on "
+            "Blackwell unchanged, an assumption) (" + _STALL_COUNTS + ")"),
         "shared_load": Parameter(
             "exchange.latency.blackwell.shared_load", 29.882 / _HOPPER_CLOCK, "s",
             "assumption: no named Blackwell shared-memory latency was found: Hopper's 29.88 "
@@ -2276,12 +2281,12 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "stores (plain pointers, no restrict): two more HBM loads. A post-quantized "
                        "token's scale factors are one more payload (nvlink_one_sided.py: hidden, "
                        "[sf], ...), its rounds counted when dispatch_bytes gives the payloads "
-                       "apart (analysis.moe_exchange: a tuple). Not counted: "
-                       "later pulled rounds' L1 re-reads of the routing metadata (session 21: the "
-                       "16-B loop's back edge, 0x1290 -> 0x0660 in 579435f9's sm_100a combine, "
-                       "re-runs the send-index and target-rank loads and the pointer-row read "
-                       "every round: two L1 hits and a constant-L1 hit, ~43 ns a trip after "
-                       "round 1; left for a per-release read of the rounds' schedules), the "
+                       "apart (analysis.moe_exchange: a tuple). Not in this "
+                       "chain: later pulled rounds' L1 re-reads of the routing metadata (session "
+                       "21: the 16-B loop's back edge, 0x1290 -> 0x0660 in 579435f9's sm_100a "
+                       "combine, re-runs the send-index and target-rank loads and the pointer-row "
+                       "read every round; charged per round by round_reads since session 22, as "
+                       "each build's schedule waits on them). Not counted: the "
                        "flags' first pass (in the kernel floor); the "
                        "release fence is its own step (release_fence: one peer round trip). "
                        "Per-peer loops (session 13, TensorRT-LLM moeAlltoAllKernels.cu "
@@ -2334,9 +2339,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "(const_l15 x one), a constant-L1 hit for each later one (const_l1 x "
                        "further_payloads and once per small payload). Not charged: an L1.5 miss (the rows' 256-B "
                        "L1.5 lines taken as present: a lower bound), the barriers' flag-pointer "
-                       "loads (in the kernel floor's barrier), the combine's later rounds' "
-                       "constant-L1 re-reads (10 ns each, beside their unpriced L1 metadata "
-                       "re-reads)")),
+                       "loads (in the kernel floor's barrier); the combine's later rounds' "
+                       "constant-L1 and L1 metadata re-reads are round_reads' (session 22)")),
             ("pointer_overlap", ("the same kernels compiled for sm_90a (579435f9 and 5e891c6b, "
                                  "nvcc 13.0 -O3, session 21): slots 0 and 1's pointer loads go "
                                  "out together (@P5 / @P4 LDC.64 c[0x0][R+0x210]), slots 2-7's "
