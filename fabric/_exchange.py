@@ -368,10 +368,10 @@ EXCHANGE_LATENCY = {
     "blackwell": {
         "hbm_load": Parameter(
             "exchange.latency.blackwell.hbm_load", 859.45 / _HOPPER_CLOCK, "s",
-            _AI_KERNELS + ": B200 858.8-859.5 cycles per load for 1.1-1.5 GB working sets "
-            "(DRAM; 855.3-857.9 at 0.4-0.8 GB); the same chase on GH200 gives 687.7-689.8 at "
-            "those sets, as " + _GH200 + " does (688.8-689.2: Hopper's hbm_load), so the two "
-            "methods agree. 859.45 cycles (1.5 GB) at the Blackwell clock assumption (1980 MHz, "
+            _AI_KERNELS + ": B200 858.8-859.5 cycles per load for 1082-1488 MiB working "
+            "sets (DRAM; 855.3-858.0 at 416-787 MiB); the same chase on GH200 gives 687.7-689.8 "
+            "at those sets, as " + _GH200 + " does (688.8-689.2: Hopper's hbm_load), so the two "
+            "methods agree. 859.45 cycles (1488 MiB) at the Blackwell clock assumption (1980 MHz, "
             "cycle: one clock for every Blackwell cycle count) = 434.1 ns. Assumption: GB200's "
             "GPU (the same B200 dies) alike; the same chase on B300 gives 848 cycles (810 with "
             "the clock locked at 2032 MHz). Session 30 (moe); before, Hopper's 348 ns was carried "
@@ -382,8 +382,8 @@ EXCHANGE_LATENCY = {
             "8x B200): L2 latency within the attached partition ~150 ns (read through two "
             "secondary copies: besthub.dev's summary and a public B200 survey that "
             "cross-checks it at ~298 cycles). Corroborated by " + _AI_KERNELS + ": B200 "
-            "292.8-296.8 cycles per load for 0.4-32 MB working sets (GH200 279.0-281.6 there, "
-            "as RRZE's gh200.txt), 294.2 at 1 MB = 148.6 ns at 1980 MHz, within 1%"),
+            "292.8-296.8 cycles per load for 0.37-32 MiB working sets (GH200 279.0-281.6 at "
+            "0.37-23 MiB, as RRZE's gh200.txt), 294.2 at 995 KiB = 148.6 ns at 1980 MHz, within 1%"),
         "l2_atomic": Parameter(
             "exchange.latency.blackwell.l2_atomic", (148e-9 + 344e-9) / 2, "s",
             "P. Shankhdhar, 'Outperforming cuBLAS on NVFP4' (cudaforfun.substack.com, 2026; "
@@ -396,7 +396,7 @@ EXCHANGE_LATENCY = {
             "assumption: no named Blackwell L1 hit latency was found: Hopper's 32.0 cycles at "
             "1.98 GHz = 16.2 ns (" + _GH200 + ") carried to Blackwell. Supported by one "
             "method run on both: " + _AI_KERNELS + " gives B200 and GH200 the same L1 hit, "
-            "39.625-39.646 cycles per load for 0.25-202 kB working sets (a few cycles above "
+            "39.625-39.646 cycles per load for 0.25-202 KiB working sets (a few cycles above "
             "RRZE's on both; the README: a difference not isolated)"),
         "const_l1": Parameter(
             "exchange.latency.blackwell.const_l1", 20.698 / _HOPPER_CLOCK, "s",

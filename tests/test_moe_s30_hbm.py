@@ -6,7 +6,7 @@ generations (latency/cuda/latency.cu: one thread, a shuffled cyclic chain of one
 line, clock64 over 2^25 dependent loads; latency/data/*.dat, cycles per load by working set). Its
 GH200 run reproduces RRZE's DRAM plateau (687.7-689.8 against 688.8-689.2 cycles), so the two
 methods agree there; its B200 run gives 858.8-859.5 cycles at the same working sets. The Parameter
-is the 1.5 GB set's 859.45 cycles at the one Blackwell clock the model converts every cycle count
+is the 1488 MiB set's 859.45 cycles at the one Blackwell clock the model converts every cycle count
 with (``exchange.latency.blackwell.cycle``, 1980 MHz). The same chase finds B200's and GH200's L1
 hit equal (39.625 cycles), which supports carrying Hopper's L1 hit (no number moves there).
 """
@@ -19,12 +19,12 @@ from analysis import moe_exchange
 from fabric import EXCHANGE_LATENCY, FabricError
 
 #: (working set bytes, cycles per load) of markdewing/AI_kernels latency/data at b6bc5634, the
-#: four largest sets (DRAM)
+#: four largest sets (DRAM: 572-1488 MiB)
 _B200 = ((599838964, 856.746), (825103580, 857.955), (1134964476, 858.846),
          (1561191100, 859.45))
 _GH200 = ((599838964, 685.572), (825103580, 687.436), (1134964476, 687.663),
           (1561191100, 689.796))
-#: the L1 plateau of both runs (0.25-202 kB): the same cycles on both generations
+#: the L1 plateau of both runs (0.25-202 KiB): the same cycles on both generations
 _L1 = {"b200": (39.6251, 39.6455), "gh200": (39.625, 39.6404)}
 
 _KW = {"kernel": "one-sided", "dispatch_bytes": 2, "combine_bytes": 2, "routing": "balanced"}
