@@ -981,6 +981,7 @@ class _GroupView:
         counts.flags.writeable = False      # shared by every view of the group (node_ranks)
         self.n_nodes, self._node_ranks = len(labels), counts
         self.ppn = self.p / self.n_nodes
+        dom.flags.writeable = False         # shared likewise (node_labels)
         self._dom = dom
         techs = set(_edge_techs(fabric).tolist())
         self.arch = runtime_arch(fabric)
@@ -1375,6 +1376,12 @@ class _GroupView:
         """How many ranks the group has in each node (load/store domain), a read-only array
         (one of the group's facts, found once: a runtime asks ~10 times a cost)."""
         return self._node_ranks
+
+    def node_labels(self):
+        """Each rank's node (load/store domain) label, in group order, a read-only array:
+        ranks of one node share a label (what NCCL's p2p schedule groups by,
+        ``analysis._runtime_cost.p2p_schedule``)."""
+        return self._dom
 
     def same_node(self):
         """A ``p x p`` boolean array: whether ranks ``i`` and ``j`` of the group are in one

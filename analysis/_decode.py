@@ -2397,12 +2397,12 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         ``ep_kernel="all-to-allv"``), passed to ``analysis.cost``; ``None``: its default.
     ep_kernel : str, optional
         MoE exchange kernel for dispatch and combine (:data:`fabric.EXCHANGE_KERNELS`),
-        costed by :func:`analysis.moe_exchange` with uniform routing: the expert ranks
-        that hold tokens send (:func:`_rank_tokens`: the sequences spread over the attention
-        groups, each group's tokens over its ranks; ``moe_exchange(sources=)`` where some
-        hold none), each the most any holds, at every token count (exact where they hold
-        alike: batch 1 on ep 72 is one rank's token, not one on each of 72; an upper bound
-        where they do not); ``None``: the
+        costed by :func:`analysis.moe_exchange` with uniform routing: each expert rank sends
+        the tokens it holds (:func:`_rank_tokens`: the sequences spread over the attention
+        groups, each group's tokens over its ranks; passed rank by rank, 0 for a rank that
+        holds none), at every token count (batch 1 on ep 72 is one rank's token, not one on
+        each of 72; a group whose tokens split unevenly over its ranks sends each rank's
+        own); ``None``: the
         collectives model's all-to-all (or all-to-allv under skew), or, with
         ``engine="trtllm"`` under attention data parallelism where TensorRT-LLM runs no
         MNNVL all-to-all, its allgather + reducescatter (:func:`trtllm_gathers`).
@@ -3591,11 +3591,9 @@ def _communication(s, route):
     elif kern is not None and ep > 1:
         from ._moe_exchange import moe_exchange
         ranks = [s.fabric.endpoints[i] for i in s.pos[:ep]]
-        # the ranks that hold tokens send (their EP positions), each the most any holds
+        # each EP rank sends its own tokens (0: it holds none), in the instance's rank order
         held = _rank_tokens(s.graph_batch, s.q, lay.dp, lay.tp)
-        sources = [i for i, n in enumerate(held) if n]
-        exchange = moe_exchange(s.fabric, m, max(held), ranks, kernel=kern,
-                                sources=sources if len(sources) < ep else None,
+        exchange = moe_exchange(s.fabric, m, held, ranks, kernel=kern,
                                 dispatch_bytes=s.dispatch_b, combine_bytes=s.combine_b,
                                 # a kernel picks its own paths; only the collective takes one
                                 transport=s.transport if kern.dedup == "collective" else None,

@@ -39,17 +39,23 @@ access``.
   (token, rank) (``one-sided``, ``all-to-allv``), or one per (token,
   expert) (``deepep-low-latency``, ``pplx``). Expected bytes, the same for every source
   rank under these symmetric routings.
-* **Ranks that hold tokens** (``sources``, default every EP rank): a batch smaller than the
-  EP group leaves ranks without tokens. Only the ranks that hold tokens (the first
-  ``sources`` EP ranks, or the EP positions ``sources`` lists: :func:`_held_ranks`) send in the
-  dispatch (their rows of the traffic matrices; every rank still receives: its experts) and
-  receive in the combine (the transposed matrices, routed and timed as such). Counts of a
-  rank's own tokens (its send loop, the busiest token: over ``tokens x sources``, the
-  combine's receive sum and pulls) stay per source; counts of what a rank receives (the
-  dispatch's receive walk and copy, the combine's copies sent back, their posts and fences,
-  the staging pass) take ``sources / ep`` of a full group's, every rank alike in expectation;
-  the kernels' grids stay sized by ``tokens_per_rank`` (pplx launches by ``maxNumTokens``).
-  Where ranks differ (the combine's copies back to load/store peers) the busiest one counts.
+* **Ranks that hold tokens** (``tokens_per_rank`` one count for every EP rank, or each EP
+  rank's own count, 0 for a rank that holds none: a decode batch spread unevenly over the
+  EP group; ``sources`` names the ranks that hold ``tokens_per_rank`` each, the others none:
+  :func:`_held_ranks`). One rule, ``t_r`` the tokens EP rank ``r`` holds: what a rank
+  **sends** follows its own ``t_r`` (its rows of the traffic matrices, DeepEP normal's
+  forwarders the tokens of their rail's ranks, the collective's all-to-allv rows; the combine
+  sends back along the transposed matrices, routed and timed as such; every rank still
+  receives: its experts); what a rank **receives** (the dispatch's receive walk and copy,
+  the combine's copies sent back, their posts and fences, the staging pass, and the
+  dispatch's busiest token, the busiest of every token sent) follows the tokens sent in all,
+  ``sum t_r``, every rank alike in expectation (each sender spreads its copies evenly);
+  counts of a rank's **own** tokens (its send loop and waves, the combine's receive sum, its
+  pulls and their busiest token, its own copies through HBM) and the kernels' grids (pplx
+  launches by ``maxNumTokens``) are the busiest rank's, ``max t_r``: the phase ends with its
+  slowest rank. Where ranks differ in what they receive back (the share of a rank's combine
+  copies that go to load/store peers: its peers' tokens over every token sent) the busiest
+  rank counts.
 * **Scale-up time**: the scale-up traffic matrix routed on the fabric by its
   router (ECMP), the most loaded directed link's bytes over its effective
   bandwidth: NCCL's per-link bulk figure where one is published
@@ -227,7 +233,12 @@ from fabric import (
 )
 from fabric import runtime as get_runtime
 from fabric import transport as get_transport
-from fabric._exchange import EXCHANGE_ADAPTIVE_ROUTING, received_copies, serial_copies
+from fabric._exchange import (
+    EXCHANGE_ADAPTIVE_ROUTING,
+    rank_counts,
+    received_copies,
+    serial_copies,
+)
 from fabric._failures import require_joined
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
@@ -492,11 +503,13 @@ def busiest_token(experts, k, ep, nodes, routing, tokens, sources=1):
             raise ValueError(f"{label} must be an int >= 1, got {v!r}")
     _check_counts(experts, k, ep, nodes)
     return _busiest(int(experts), int(k), int(ep), int(nodes),
-                    name if m is None else f"{name}:{m}", int(tokens), int(sources))
+                    name if m is None else f"{name}:{m}", int(tokens), int(tokens) * int(sources))
 
 
 @functools.lru_cache(maxsize=65536)
-def _busiest(experts, k, ep, nodes, routing, tokens, sources):
+def _busiest(experts, k, ep, nodes, routing, tokens, draws):
+    """:func:`busiest_token` of ``draws`` tokens in all, ``tokens`` on the rank that holds the
+    most (the perfect router's rotation depends on a rank's own tokens only)."""
     name, _ = parse_routing(routing)
     if name == "balanced":
         reach = min(k, ep)
@@ -505,7 +518,7 @@ def _busiest(experts, k, ep, nodes, routing, tokens, sources):
         own_all = all((-t * k) % ep < k for t in range(min(tokens, ep)))
         return float(reach), float(reach - 1 if own_all else reach)
     all_, remote = reach_distribution(experts, k, ep, nodes, routing)
-    return expected_max(all_, tokens * sources), expected_max(remote, tokens * sources)
+    return expected_max(all_, draws), expected_max(remote, draws)
 
 
 def _late_slot_valid(experts, k, ep, nodes, routing, slot):
@@ -871,13 +884,16 @@ class MoEExchange:
     nodes : int
         Load/store domains the EP ranks span.
     tokens_per_rank : int
+        The tokens of the EP rank that holds the most (the given int, or the largest of the
+        given counts).
     dispatch_bytes, combine_bytes : float
         Bytes per token message (kernel metadata included).
     dispatch, combine : float
         Seconds.
     dispatch_phase, combine_phase : ExchangePhase
     copies_rank : float
-        Expected (token, destination rank) pairs a rank sends, own rank included.
+        Expected (token, destination rank) pairs a rank sends, own rank included (the rank
+        that holds the most tokens, as in the other per-rank counts).
     copies_node : float
         Expected (token, destination node) pairs a rank sends, own node included.
     copies_expert : float
@@ -963,17 +979,15 @@ def _resolve_ep(fabric, ep):
     return np.array(ranks, dtype=np.int64)
 
 
-def _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, nbytes, rdma_only=False,
-              held=None):
+def _matrices(kern, ranks, dom, p_rank, p_node, k, counts, nbytes, rdma_only=False):
     """Expected dispatch bytes (scale-up matrix over the EP ranks, network matrix), row the
-    sender; only the EP ranks ``held`` marks (default all: :func:`_held_ranks`) hold tokens and
-    send. The combine's are their transposes (the copies go back)."""
+    sender; each EP rank sends its own ``counts`` tokens (an array over the EP ranks; 0: it
+    holds none). The combine's are their transposes (the copies go back)."""
     ep = len(ranks)
-    src = np.ones(ep, dtype=bool) if held is None else held
     same = dom[:, None] == dom[None, :]
     if rdma_only:
         same = np.eye(ep, dtype=bool)
-    pair = _copy_pairs(kern.dedup, k, tokens, p_rank, src) * nbytes
+    pair = _copy_pairs(kern.dedup, k, counts, p_rank) * nbytes
     if kern.forwarding:
         # Network: once per (token, remote node), to the rail peer (same local index).
         labels = np.unique(dom)
@@ -982,11 +996,12 @@ def _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, nbytes, rdma_only=Fal
             idx = np.flatnonzero(dom == d)
             local[idx] = np.arange(len(idx))
         rail = (local[:, None] == local[None, :]) & ~same
-        net = np.where(rail & src[:, None], tokens * p_node * nbytes, 0.0)
+        net = np.where(rail, (counts * p_node * nbytes)[:, None], 0.0)
         # Scale-up: the forwarder in each node delivers every token that reaches a local
-        # rank, for the sources of its rail (at most one per node, its own included).
-        rail_sources = _holders(local, src)
-        up = np.where(same, (rail_sources * tokens * p_rank * nbytes)[:, None], 0.0)
+        # rank, for the ranks of its rail (at most one per node, its own included): their
+        # tokens in all.
+        rail_tokens = _holders(local, counts)
+        up = np.where(same, (rail_tokens * p_rank * nbytes)[:, None], 0.0)
         np.fill_diagonal(up, 0.0)
     else:
         net = np.where(same, 0.0, pair)
@@ -994,32 +1009,34 @@ def _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, nbytes, rdma_only=Fal
     return up, net
 
 
-def _copy_pairs(dedup, k, tokens, p_rank, held):
-    """Expected copies each EP rank sends each other one (row the sender; the diagonal and
-    the rows of the ranks ``held`` does not mark zero): ``tokens x k / ep`` (token, expert)
-    copies where the kernel sends one per expert (``dedup`` ``"expert"``), else ``tokens x
-    p_rank`` (token, rank) copies. :func:`_matrices` and the collective's all-to-allv.
+def _copy_pairs(dedup, k, counts, p_rank):
+    """Expected copies each EP rank sends each other one (row the sender, the diagonal zero),
+    from the tokens it holds (``counts``, an array over the EP ranks): ``tokens x k / ep``
+    (token, expert) copies where the kernel sends one per expert (``dedup`` ``"expert"``), else
+    ``tokens x p_rank`` (token, rank) copies. :func:`_matrices` and the collective's
+    all-to-allv.
 
-    >>> _copy_pairs("rank", 8, 2, 0.5, _held_ranks([1, 2], 3)).tolist()
-    [[0.0, 0.0, 0.0], [1.0, 0.0, 1.0], [1.0, 1.0, 0.0]]
+    >>> _copy_pairs("rank", 8, np.array([0, 2, 4]), 0.5).tolist()
+    [[0.0, 0.0, 0.0], [1.0, 0.0, 1.0], [2.0, 2.0, 0.0]]
     """
-    ep = len(held)
-    per = tokens * k / ep if dedup == "expert" else tokens * p_rank
-    pair = np.full((ep, ep), per)
-    pair[~held] = 0.0
+    ep = len(counts)
+    per = counts * k / ep if dedup == "expert" else counts * p_rank
+    pair = np.repeat(per[:, None], ep, axis=1)
     np.fill_diagonal(pair, 0.0)
     return pair
 
 
-def _holders(label, held):
-    """For each EP rank, the ranks holding tokens (``held``, a mask over the EP ranks) that
-    share its ``label`` (its load/store domain, or its local index: its rail), itself
-    included.
+def _holders(label, counts):
+    """For each EP rank, the tokens the EP ranks that share its ``label`` (its load/store
+    domain, or its local index: its rail) hold in all, its own included (``counts``, an array
+    over the EP ranks).
 
-    >>> _holders(np.array([0, 0, 1, 1]), _held_ranks([0, 1, 2], 4)).tolist()
-    [2, 2, 1, 1]
+    >>> _holders(np.array([0, 0, 1, 1]), np.array([1, 3, 2, 0])).tolist()
+    [4, 4, 2, 2]
     """
-    return np.bincount(label[held], minlength=int(label.max()) + 1)[label]
+    out = np.zeros(int(label.max()) + 1, dtype=np.asarray(counts).dtype)
+    np.add.at(out, label, counts)
+    return out[label]
 
 
 def _unit_link_loads(fabric, ranks, pattern, payload):
@@ -1265,16 +1282,16 @@ def _copy_fences(copies, blocks, p, trip, lead=0.0):
     return float(np.dot(pmf, a * np.where(k > 0, below[np.maximum(k - 1, 0)], 0.0) + above[k]))
 
 
-def _peer_sources(dom, held):
-    """The most ranks holding tokens (``held``, a mask over the EP ranks) in one EP rank's
-    load/store domain other than itself, over the EP ranks (``dom`` their domains): the copies
-    that rank's combine sends back to a load/store peer, out of every rank holding tokens.
+def _peer_sources(dom, counts):
+    """The most tokens the ranks of one EP rank's load/store domain other than itself hold
+    (``counts``, an array over the EP ranks; ``dom`` their domains), over the EP ranks:
+    the copies that rank's combine sends back to a load/store peer, out of every token sent.
 
     >>> dom = np.array([0, 0, 0, 0, 1, 1, 1, 1])
-    >>> _peer_sources(dom, _held_ranks(None, 8)), _peer_sources(dom, _held_ranks([0, 5], 8))
-    (3, 1)
+    >>> _peer_sources(dom, np.ones(8, dtype=int)), _peer_sources(dom, np.array([2, 0, 0, 0, 0, 3, 0, 0]))
+    (3, 3)
     """
-    return int((_holders(dom, held) - held).max())
+    return int((_holders(dom, counts) - counts).max())
 
 
 def _held_ranks(sources, ep):
@@ -1376,8 +1393,13 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     fabric : fabric.Fabric
     model : str or MoEModel
         Gives the hidden size, routed experts and experts per token.
-    tokens_per_rank : int
-        Tokens each EP rank that holds tokens dispatches (>= 1; see ``sources``).
+    tokens_per_rank : int or sequence of int
+        Tokens each EP rank that holds tokens dispatches (>= 1; see ``sources``), or the
+        tokens of each EP rank in ``ep``'s order (ints >= 0, at least one > 0; a rank with 0
+        holds none, but holds experts: it receives in the dispatch and sends in the combine),
+        e.g. a decode batch whose sequences split unevenly over the attention groups
+        (:func:`fabric._exchange.rank_counts`). See the module docstring ("Ranks that hold
+        tokens").
     ep : int or sequence
         Expert-parallel ranks: the first ``ep`` live chips of the fabric in rank
         order, or the ranks (or chip names) themselves (a failed chip's rank is
@@ -1439,14 +1461,14 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         ``fabric._exchange.EXCHANGE_ADAPTIVE_ROUTING`` (``True``). ``False``: a single-path
         network, whose queue pairs keep their order on the wire.
     sources : int or sequence of int, optional
-        The EP ranks that hold tokens (a decode batch smaller than the EP group): an int, the
-        first ``sources`` of the EP ranks in ``ep``'s order; or their positions in ``ep``
-        (indices ``0 .. ep - 1``, each once), which keeps ``ep``'s order, i.e. which rank
-        holds which experts and, across nodes, each rank's rail peer (:func:`_held_ranks`).
-        Each dispatches ``tokens_per_rank`` tokens and gets their combine back; the others
-        hold none, but hold experts, so they receive in the dispatch and send in the
-        combine. ``None`` (default): every EP rank. See the module docstring ("Ranks that
-        hold tokens").
+        With one ``tokens_per_rank`` for every holder (None with a sequence of counts, which
+        says it already), the EP ranks that hold tokens (a decode batch smaller than the EP
+        group): an int, the first ``sources`` of the EP ranks in ``ep``'s order; or their
+        positions in ``ep`` (indices ``0 .. ep - 1``, each once), which keeps ``ep``'s order,
+        i.e. which rank holds which experts and, across nodes, each rank's rail peer
+        (:func:`_held_ranks`). Each dispatches ``tokens_per_rank`` tokens and gets their
+        combine back; the others hold none, but hold experts, so they receive in the dispatch
+        and send in the combine. ``None`` (default): every EP rank.
 
     Returns
     -------
@@ -1457,7 +1479,9 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     SpecError
         Unknown kernel, routing, runtime or chip, ``ep`` with more ranks than
         experts or that fills nodes unequally, bytes that are not positive, ``sources``
-        that is neither an int from 1 to the EP ranks nor their positions each once; a
+        that is neither an int from 1 to the EP ranks nor their positions each once (or
+        given beside a sequence of counts), a ``tokens_per_rank`` that is neither an int >= 1
+        nor one count per EP rank (ints >= 0, not all 0); a
         ``nic_background`` that is not finite bytes/s >= 0, that the collective kernel
         is given, or that fills the NIC of a rank that uses the network; a
         ``tokens_per_rank`` whose exchange moves more than 2**63 - 1 bytes in a phase (the
@@ -1497,17 +1521,29 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     if chip is not None:
         chip_spec(chip)
     tokens = tokens_per_rank
-    if isinstance(tokens, bool) or not isinstance(tokens, numbers.Integral) or tokens < 1:
-        raise SpecError(f"tokens_per_rank must be an int >= 1, got {tokens_per_rank!r}")
-    tokens = int(tokens)
+    listed = hasattr(tokens, "__iter__") and not isinstance(tokens, (str, bytes))
+    if not listed and (isinstance(tokens, bool) or not isinstance(tokens, numbers.Integral)
+                       or tokens < 1):
+        raise SpecError(f"tokens_per_rank must be an int >= 1 or a sequence of each EP rank's "
+                        f"tokens, got {tokens_per_rank!r}")
     ranks = _resolve_ep(fabric, ep)
     require_joined(fabric, [fabric.endpoints[int(r)] for r in ranks])  # names chips cut off
     n_ep = len(ranks)
     E, k, h = m.routed_experts, m.experts_per_token, m.hidden
     if n_ep > E:
         raise SpecError(f"ep={n_ep} ranks but {m.name} has only {E} routed experts")
-    held = _held_ranks(sources, n_ep)
-    sources = int(held.sum())
+    # each EP rank's tokens (0: it holds none), one form for both spellings: the rule of
+    # "Ranks that hold tokens" (module docstring)
+    if listed:
+        if sources is not None:
+            raise SpecError(f"sources must be None where tokens_per_rank lists each EP rank's "
+                            f"tokens (a rank with 0 holds none), got sources={sources!r}")
+        held = rank_counts(tokens_per_rank, n_ep, "tokens_per_rank")
+    else:
+        held = tuple(int(tokens) if x else 0 for x in _held_ranks(sources, n_ep))
+    tokens = max(held)            # the busiest rank's own tokens: its loops, the grids
+    sent = sum(held)              # every rank's: what a rank receives
+    sources = sum(1 for c in held if c)
     name, mm = parse_routing(routing)
     routing_name = name if mm is None else f"{name}:{mm}"
     dom = _domains(fabric)[ranks]
@@ -1533,20 +1569,22 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     p_rank, p_node = expert_reach(E, k, n_ep, nodes, routing)
     # one limit with cost(): the exchange's all-to-allv total (each rank's copies to every
     # other rank) within the int64 a collective carries, named before any kernel's counts
-    total = tokens * p_rank * sources * (n_ep - 1) * max(b_d, b_c)
+    total = sent * p_rank * (n_ep - 1) * max(b_d, b_c)
     if total > MAX_BYTES:
         few = "" if sources == n_ep else f" ({sources} holding tokens)"
-        raise SpecError(f"tokens_per_rank={tokens} over {n_ep} EP ranks{few} moves {total:.3g} "
+        given = f" summing to {sent}" if listed else f"={tokens}"
+        raise SpecError(f"tokens_per_rank{given} over {n_ep} EP ranks{few} moves {total:.3g} "
                         f"bytes in a phase, more than the 2**63 - 1 bytes (an int64) a collective "
                         f"carries")
+    per_rank = np.array(held, dtype=float)       # exact below 2**53 tokens
     copies_rank = tokens * n_ep * p_rank
     copies_node = tokens * nodes * p_node
     copies_expert = float(tokens * k)
     # what one EP rank receives in the dispatch (the copies it holds experts for), expected:
     # (token, expert) copies, (token, rank) copies; every rank alike (every source spreads
     # its copies evenly over the ranks)
-    received_expert = received_copies(tokens, k, n_ep, sources)
-    received_rank = tokens * sources * p_rank
+    received_expert = received_copies(sent, k, n_ep)
+    received_rank = sent * p_rank
 
     ls = get_transport("loadstore")
     ls_payload = ls.max_payload / (ls.max_payload + ls.header)
@@ -1563,7 +1601,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         elif transport == "rdma":
             raise SpecError(f"kernel {kern.name!r} cannot run over RDMA alone (it forwards over "
                             f"the scale-up fabric, or has no RDMA path)")
-    up, net = _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, b_d, rdma_only, held)
+    up, net = _matrices(kern, ranks, dom, p_rank, p_node, k, per_rank, b_d, rdma_only)
 
     params = kern.parameters()
     if nodes > 1 or rdma_only:
@@ -1585,7 +1623,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         if n_ep < 2:
             t_d = t_c = 0.0
         else:
-            pair = _copy_pairs(kern.dedup, k, tokens, p_rank, held)
+            pair = _copy_pairs(kern.dedup, k, per_rank, p_rank)
             t_d = _collective_phase(fabric, ranks, pair * b_d, runtime, transport, collective)
             t_c = _collective_phase(fabric, ranks, pair.T * b_c, runtime, transport, collective)
         zero = {"scaleup": 0.0, "network": 0.0, "local_copy": 0.0, "scaleup_bytes": 0.0, "nic_bytes": 0.0}
@@ -1612,8 +1650,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
 
     up_t, up_b, net_t, net_b, links, nics = stages(up, net)
     # the combine sends the copies back: the transposed matrices (when every rank holds
-    # tokens they are symmetric, the dispatch's own), at the combine's bytes
-    up_tc, up_bc, net_tc, net_bc = (stages(up.T, net.T)[:4] if sources < n_ep
+    # as many tokens they are symmetric, the dispatch's own), at the combine's bytes
+    up_tc, up_bc, net_tc, net_bc = (stages(up.T, net.T)[:4] if sent != tokens * n_ep
                                     else (up_t, up_b, net_t, net_b))
     scale = b_c / b_d
     copy_d = copy_c = 0.0
@@ -1654,13 +1692,13 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     arch = runtime_arch(fabric if chip is None else types.SimpleNamespace(chip=chip_spec(chip)))
     chain = [0.0, 0.0]
     # the busiest token's distinct ranks (own included, and not), per phase: the dispatch
-    # ends in a barrier that waits for every EP rank's last block (all sources' tokens); the
-    # combine's blocks pull the rank's own tokens and nothing waits after them
+    # ends in a barrier that waits for every EP rank's last block (every token sent); the
+    # combine's blocks pull the rank's own tokens (the busiest rank's) and nothing waits after
     busiest = [(0.0, 0.0), (0.0, 0.0)]
     serial_work = any(kern.chain) or any(kern.interleaved_chain)
     if serial_work or kern.block_per_token:
-        busiest = [busiest_token(E, k, n_ep, nodes, routing_name, tokens, n)
-                   for n in (sources, 1)]
+        busiest = [_busiest(int(E), int(k), n_ep, nodes, routing_name, tokens, n)
+                   for n in (sent, tokens)]
     # the combine's blocks send the copies their rank received (expected) in turn; across
     # the network every copy's signal is a NIC post. The grid is the kernel's launch, sized
     # by the tokens a rank may hold (pplx: maxNumTokens), the same on every rank.
@@ -1678,7 +1716,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         # over RDMA alone every other rank is across it)
         remote, passes = kern.count_walk(E, k, tokens, np.arange(n_ep) if rdma_only else dom)
         # the dispatch's receive part: every block walks the received counts' slots
-        walk_slots, walk_tokens = kern.receive_walk(E, k, tokens, n_ep, sources)
+        walk_slots, walk_tokens = kern.receive_walk(E, k, held, n_ep)
         # ... leaving each local expert but the last by a longer path
         wraps = kern.walk_wraps(E, n_ep)
         # ... and copies each of its received tokens out in rounds of its threads' loads
@@ -1759,7 +1797,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                 per_copy += hit.value + kern.cycle("copy_cycles", 1)[2] * cycle.value
                 params = params + tuple(p for p in (hit, cycle) if p not in params)
             inter[1] += _copy_fences(received_expert, blocks_c,
-                                     _peer_sources(dom, held) / sources, per_copy, lead)
+                                     _peer_sources(dom, per_rank) / sent, per_copy, lead)
     # one block per token: it moves its token's remote copies at one block's rate
     block = [0.0, 0.0]
     if kern.block_per_token and n_ep > 1 and in_domain:

@@ -2101,7 +2101,7 @@ def p2p_schedule(rt, view):
     """
     import numpy as np
 
-    dom = np.asarray(view._dom)
+    dom = view.node_labels()
     p = len(dom)
     _labels, first = np.unique(dom, return_index=True)
     nodes = [np.flatnonzero(dom == dom[i]) for i in sorted(first)]
@@ -2141,7 +2141,7 @@ def _p2p_pair_parts(rt, view, nbytes):
     import numpy as np
 
     p = int(view.p)
-    dom = np.asarray(view._dom)
+    dom = view.node_labels()
     multi = view.n_nodes > 1
     if np.ndim(nbytes) == 0:
         b = float(nbytes)
@@ -2373,34 +2373,33 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
     # figure): a message's LL bytes (all, none, or before 2.22 a trailing chunk) cross at
     # that rate
     eff = 1 / PROTOCOLS["LL"].efficiency
-    wire = None
     multi = view.n_nodes > 1
+    pairs = wire = None
     if op == "all-to-allv":
         import numpy as np
 
         pairs = np.asarray(view.M, dtype=float) * n
         off = ~np.eye(view.p, dtype=bool)
-        same = view.same_node()
-        proto, nc, step_lat, share, ll = _p2p_messages(rt, view, pairs[off], same[off])
-        if ll is not None:
-            # the matrix of bytes on the wire: each pair's LL bytes at LL's efficiency, the
-            # self copies as they are
-            wire = pairs.copy()
-            wire[off] += (eff - 1.0) * ll
+        sizes, local = pairs[off], view.same_node()[off]
     elif op == "all-to-all" and multi and view.ppn > 1:
         # across nodes a rank's messages are of two kinds: to the peers of its node and to
         # the network's (p2p_protocol: only the former have an LL buffer)
+        sizes, local = (per_peer, per_peer), (True, False)
+    else:
+        sizes, local = (per_peer,), (not multi,)
+    proto, nc, step_lat, share, ll = _p2p_messages(rt, view, sizes, local)
+    if ll is not None:
+        # messages whose LL shares differ: the matrix of bytes on the wire, each message's LL
+        # bytes at LL's efficiency, the self copies as they are (an all-to-all's two kinds
+        # spread over its pairs by node)
         import numpy as np
 
-        proto, nc, step_lat, share, ll = _p2p_messages(rt, view, (per_peer, per_peer),
-                                                       (True, False))
-        if ll is not None:
-            same = view.same_node()
-            wire = np.full((view.p, view.p), float(per_peer))
-            wire += (eff - 1.0) * np.where(same, ll[0], ll[1])
-            np.fill_diagonal(wire, per_peer)
-    else:
-        proto, nc, step_lat, share, _ll = _p2p_messages(rt, view, (per_peer,), (not multi,))
+        off = ~np.eye(view.p, dtype=bool)
+        if pairs is None:
+            pairs = np.full((view.p, view.p), float(per_peer))
+            ll = np.where(view.same_node(), ll[0], ll[1])[off]
+        wire = pairs.copy()
+        wire[off] += (eff - 1.0) * ll
     # one step of the protocol the message runs: a p2p step is a ring step (one send to a
     # peer, one receive), and a Simple step pays a flag round and a system fence an LL step
     # does not (prims_simple.h postPeer; tuning.cc ring hwLat: NVLink 0.6 / 3.4 us). Before

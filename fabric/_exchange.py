@@ -760,16 +760,50 @@ def serial_copies(copies, blocks):
     return -(-math.ceil(copies) // int(blocks))
 
 
-def received_copies(tokens, k, ep, sources):
+def received_copies(sent, k, ep):
     """The (token, expert) copies one of ``ep`` EP ranks receives in a dispatch, expected,
-    when ``sources`` of them each send ``tokens`` tokens to ``k`` experts spread evenly over
-    the ranks: ``tokens x k x sources / ep``, every rank alike (the one count of it:
-    :meth:`ExchangeKernel.receive_walk` and ``analysis.moe_exchange``'s receiving side).
+    when the ranks send ``sent`` tokens in all, each to ``k`` experts spread evenly over the
+    ranks: ``sent x k / ep``, every rank alike, however the tokens are spread over the senders
+    (the one count of it: :meth:`ExchangeKernel.receive_walk` and ``analysis.moe_exchange``'s
+    receiving side).
 
-    >>> received_copies(128, 8, 16, 16), received_copies(1, 8, 16, 2)
+    >>> received_copies(128 * 16, 8, 16), received_copies(2, 8, 16)
     (1024.0, 1.0)
     """
-    return tokens * k * sources / ep
+    return sent * k / ep
+
+def rank_counts(counts, ep, name="tokens"):
+    """The tokens each of ``ep`` EP ranks holds, as a tuple of ints, from ``counts``: a
+    sequence of ``ep`` ints >= 0 (a rank with 0 holds none: it sends nothing, but holds
+    experts), at least one of them > 0. A SpecError names what is wrong (``name`` the
+    argument's).
+
+    >>> rank_counts([2, 0, 1], 3), rank_counts(range(3), 3)
+    ((2, 0, 1), (0, 1, 2))
+    >>> rank_counts([2, 0], 3)
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: tokens must list the tokens of each of the 3 EP ranks, got 2 counts: [2, 0]
+    """
+    if isinstance(counts, (str, bytes, numbers.Number)) or not hasattr(counts, "__iter__"):
+        raise SpecError(f"{name} must be a sequence of the {ep} EP ranks' token counts, "
+                        f"got {counts!r}")
+    try:
+        got = list(counts)
+    except TypeError:                   # a 0-d array
+        raise SpecError(f"{name} must be a sequence of the {ep} EP ranks' token counts, "
+                        f"got {counts!r}") from None
+    if len(got) != ep:
+        raise SpecError(f"{name} must list the tokens of each of the {ep} EP ranks, got "
+                        f"{len(got)} counts: {counts!r}")
+    for i, c in enumerate(got):
+        if isinstance(c, bool) or not isinstance(c, numbers.Integral) or c < 0:
+            raise SpecError(f"{name} must hold ints >= 0 (a rank's tokens), got {c!r} for EP "
+                            f"rank {i}")
+    if not any(got):
+        raise SpecError(f"{name} must give at least one EP rank a token, got {ep} zeros")
+    return tuple(int(c) for c in got)
+
 
 #: Lanes of one warp (CUDA's ``warpSize``): a loop over the EP ranks run by one warp, one
 #: rank per lane per pass, takes ``ceil(ep / WARP_LANES)`` passes.
@@ -1349,9 +1383,9 @@ class ExchangeKernel:
         >>> k = exchange_kernel("one-sided")
         >>> t, used = k.round_read_latency(8, 2, "blackwell", 4, 8, 1.0)
         >>> round(t * 1e9, 1), sorted(p.name for p in used)[:2]
-        (1386.4, ['exchange.latency.blackwell.const_l1', 'exchange.latency.blackwell.const_l15'])
+        (1387.8, ['exchange.latency.blackwell.const_l1', 'exchange.latency.blackwell.const_l15'])
         >>> round(k.round_read_latency(8, 2, "blackwell", 4, 2, 0.0)[0] * 1e9, 1)
-        790.6
+        807.1
         >>> k.round_read_latency(8, 2, "blackwell", 0, 8, 1.0)
         (0.0, ())
         """
@@ -1476,34 +1510,45 @@ class ExchangeKernel:
         """``(slots, tokens)`` of the dispatch's slowest receiving block (see ``count_grid``):
         the (local expert, source rank) slots of the received counts it walks beyond the first,
         and the received tokens it copies, when ``sources`` of the ``ep`` ranks (default all)
-        each send ``tokens`` tokens.
+        each send ``tokens`` tokens, or the ``ep`` ranks send the counts ``tokens`` lists
+        (:func:`rank_counts`; ``sources`` then None).
 
         pplx-kernels 7af3059's scatterKernel, after its grid sync: block ``b`` copies received
         tokens ``b``, ``b + B``, ... (``B`` the grid: sized by ``maxNumTokens``, here
-        ``tokens``, on every rank alike), finding each by walking the ``experts / ep x ep``
-        slots in order with state kept across its tokens (every rank sends every expert its
-        count, zero included), and its loop runs on past its last token to the end of the
-        slots: every block walks them all; the block with the last of the ``tokens x k x
-        sources / ep`` (expected) received copies holds the most of them, ``ceil(that / B)``.
-        ``(0, 0)`` without ``count_grid``.
+        ``tokens``, or the most any rank sends, on every rank alike), finding each by walking
+        the ``experts / ep x ep`` slots in order with state kept across its tokens (every rank
+        sends every expert its count, zero included), and its loop runs on past its last token
+        to the end of the slots: every block walks them all; the block with the last of the
+        :func:`received_copies` (expected: ``tokens x sources`` or the counts' sum, ``x k /
+        ep``) holds the most of them, ``ceil(that / B)``. ``(0, 0)`` without ``count_grid``.
 
         >>> k = exchange_kernel("pplx")
         >>> k.receive_walk(256, 8, 1, 16), k.receive_walk(256, 8, 128, 8)
         ((255, 1), (255, 8))
         >>> k.receive_walk(256, 8, 128, 8, sources=2)     # 256 copies over 132 blocks
         (255, 2)
+        >>> k.receive_walk(256, 8, [128, 64, 0, 0, 0, 0, 0, 0], 8)   # 192 over 132 blocks
+        (255, 2)
         """
         if not self.count_grid:
             return (0, 0)
-        if sources is None:
-            sources = ep
-        elif (isinstance(sources, bool) or not isinstance(sources, numbers.Integral)
-              or not 1 <= sources <= ep):
-            raise SpecError(f"sources must be an int from 1 to ep={ep}, got {sources!r}")
+        if not hasattr(tokens, "__iter__"):
+            if sources is None:
+                sources = ep
+            elif (isinstance(sources, bool) or not isinstance(sources, numbers.Integral)
+                  or not 1 <= sources <= ep):
+                raise SpecError(f"sources must be an int from 1 to ep={ep}, got {sources!r}")
+            grid, sent = tokens, tokens * sources
+        else:
+            if sources is not None:
+                raise SpecError(f"sources must be None where tokens lists each rank's count, "
+                                f"got {sources!r}")
+            counts = rank_counts(tokens, ep)
+            grid, sent = max(counts), sum(counts)
         warps, most = self.count_grid
-        blocks = min(max(-(-experts // warps), tokens * k), most)
+        blocks = min(max(-(-experts // warps), grid * k), most)
         slots = max(experts // ep, 1) * ep
-        return (slots - 1, serial_copies(received_copies(tokens, k, ep, sources), blocks))
+        return (slots - 1, serial_copies(received_copies(sent, k, ep), blocks))
 
     def walk_wraps(self, experts, ep):
         """Local experts the dispatch's receive walk (:meth:`receive_walk`) leaves before its
@@ -2423,7 +2468,21 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "full batch's loads beyond slots 0-3's (round 1 const_l15 3, const_l1 2, l1 1, one "
                 "const_l15 the late batch's row fetch charges; a later round l1 1, const_l1 5) are "
                 "in the all-8 counts of round_cycles (the steps before: round 1 {const_l15 2, "
-                "const_l1 2, l1 1}, a later round {l1 2, const_l1 5})")),
+                "const_l1 2, l1 1}, a later round {l1 2, const_l1 5}). Session 29 (moe): the "
+                "'blackwell' entry re-read by the same rule (each latency's count the walk's "
+                "slope in it; the late batch's steps its least over the patterns where it holds "
+                "a valid slot) on session 26's sm_100a walks (round 1 0x0510-0x1290, the lines "
+                "0x15c0, 0x13c0 and 0x340 present; a later round 0x0660-0x1290): a later round "
+                "{l1 2, const_l1 2} with only slot 0 valid (the chain: slot 6's send index, which "
+                "the first predicate test waits on with slots 1-5's, the peer load, c[0x15d0], "
+                "slot 7's send index, c[0x360]; slot 0's target-rank load, its row and the "
+                "stride and size loads return before the instructions waiting on them issue: "
+                "the totals above counted {l1 3, const_l1 3}) and {l1 4, const_l1 3} with slots "
+                "0-6 (above: const_l1 6); round 1 {l2 2, const_l15 2, const_l1 3, l1 1} with "
+                "only slot 0 (above: const_l1 2; the chain's three: c[0x15e4] at 0x0630, "
+                "c[0x15d0] at 0x0ee0, c[0x360] at 0x1110), "
+                "slots 0-6 and the late batch (slot 7: a later round const_l1 3, round 1 "
+                "const_l15 1 and const_l1 2 at its least) as above")),
             ("round_cycles", _ROUND_CYCLES_SOURCE + (
                 "579435f9 sm_100a (the 'blackwell' entry; round 1 0x0510-0x1290 with the set-up "
                 "after BAR.SYNC, a later round 0x0660-0x1290; the pointer rows c[0x0][0x3c0 + 64 "
@@ -2436,7 +2495,12 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "{0-7}): the table (193 x 7, 360) and (214 x 7, 320); session 24's four patterns reproduced: 421.4 / 594.1 / 635.2 / 462.5 "
                 "beyond the trips for {0} / {0-6} / {0-7} / {0, 7}; its 242, the least of those "
                 "four, exceeded the walk for 22 of the 128 patterns, slot 7 valid and slot 6 not, "
-                "by up to 27.3 cycles). 579435f9 sm_90a (the 'hopper' entry; session 28, with the "
+                "by up to 27.3 cycles). Session 29 (moe): against the 'blackwell' entry re-read "
+                "as the walks' slopes (round_reads), the same walks give round 1 303.0 / 247.5 / "
+                "228.9 / 233.3 / 218.7 / 201.2 / 190.6 / 360.0 and a later round 316.0 / 282.9 / "
+                "279.8 / 274.7 / 274.6 / 275.5 / 275.4 / 383.0 (the same least patterns): the "
+                "tables (190 x 7, 360) and (274 x 5, 275, 275, 383); no pattern charged more than "
+                "its walk, all 8 valid within a cycle. 579435f9 sm_90a (the 'hopper' entry; session 28, with the "
                 "entry's round_reads re-read: session 25's build a2a90.o; round 1 from the "
                 "instruction after BAR.SYNC, 0x05f0-0x0680, then the 16-B path 0x2950-0x39c0, a "
                 "later round 0x29f0-0x39c0; Hopper's latencies; the pointer rows c[0x0][0x250 + 64 "
@@ -2622,11 +2686,11 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         late_pulls=(("blackwell", 8, 0, ((7,),)), ("hopper", 8, 0, ((4, 5, 6, 7),))),
         round_reads=(
             ("blackwell", 8, 0,
-             (("const_l1", 2), ("l1_hit", 1), ("const_l15", 1)),
+             (("const_l15", 1), ("const_l1", 3), ("l1_hit", 1)),
              (("const_l15", 3), ("const_l1", 3), ("l1_hit", 2)),
              ((("const_l1", 2),),),
-             (("l1_hit", 3), ("const_l1", 3)),
-             (("l1_hit", 4), ("const_l1", 6)),
+             (("l1_hit", 2), ("const_l1", 2)),
+             (("l1_hit", 4), ("const_l1", 3)),
              ((("const_l1", 3),),)),
             ("hopper", 8, 0,
              (("l1_hit", 2),),
@@ -2635,8 +2699,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
              (("l1_hit", 3), ("const_l1", 1)),
              (("l1_hit", 3), ("const_l1", 1)),
              ((),))),
-        round_cycles=(("blackwell", 8, 0, (193, 193, 193, 193, 193, 193, 193, 360),
-                       (214, 214, 214, 214, 214, 214, 214, 320)),
+        round_cycles=(("blackwell", 8, 0, (190, 190, 190, 190, 190, 190, 190, 360),
+                       (274, 274, 274, 274, 274, 275, 275, 383)),
                       ("hopper", 8, 0, (160, 160, 160, 203, 203, 350, 591, 730),
                        (244, 244, 244, 244, 248, 326, 498, 567))),
     ),
@@ -3258,7 +3322,18 @@ def _one_sided_1_3():
         "charge ({0, 1, 7}: -95.9): nothing added. The sm_90a loops not walked. The walks: "
         "notes/moe.md of session 26 (gwalk.py, cfg13.py). Session 27: the ('cycle', 372), "
         "('cycle', 226) and ('cycle', 189) steps left these entries for round_cycles (one "
-        "count per valid-slot count)")
+        "count per valid-slot count). Session 29 (moe): the 'blackwell' entries re-read by session "
+        "28's rule (each latency's count on a chain the walk's slope in it; a late batch's steps "
+        "its least, per latency, over the patterns where it holds a valid slot), on the same "
+        "walks (round 1 with every valid row alone on a 64-B line no load read before): BF16 a "
+        "later round {l1 2, const_l1 1} at both ends (above: {l1 3, const_l1 2} / {l1 2, "
+        "const_l1 5}), round 1 {l2 2, const_l15 1, const_l1 2, l1 1} / {l2 2, const_l15 2, "
+        "const_l1 2, l1 1} (above: const_l1 1); its late batch (slots 1, 4-7) adds no load at its "
+        "least pattern ({0, 4}) in either round (above: the full batch's); FP8 a later round {l1 "
+        "4, const_l1 2} (above: {l1 5, const_l1 3}), the batches {1-3} and {4-7} adding const_l1 "
+        "2 and 1 at their least (above: l1 3 + const_l1 6 and l1 2 + const_l1 6); round 1 {l2 2, "
+        "const_l15 2, const_l1 2, l1 2} (above: const_l15 1, l1 3), the batches const_l1 1 and "
+        "none beyond their row fetches (above: const_l15 2, const_l1 3 and l1 3 / 2 each)")
     src["round_cycles"] = _ROUND_CYCLES_SOURCE + (
         "5e891c6b sm_100a (session 26's build; moeA2ACombineKernel<T, 8, false, 0, 0>). Later "
         "rounds (rows re-read from the constant L1: no placement changes a walk): BF16 "
@@ -3280,28 +3355,37 @@ def _one_sided_1_3():
         "241, 283, 327), later (372, 372, 400, 423, 453, 493, 545, 600); FP8 round 1 (0, 0, 0, "
         "36, 169, 309, 552, 737), later (226, 226, 226, 362, 492, 632, 790, 976). Session 26's round-1 count 189 (BF16) took "
         "every row after the first as a constant-L1 hit but not rank 0's row on the output "
-        "pointer's line: not the least (review S27-R1). The sm_90a loops not walked: no entry")
+        "pointer's line: not the least (review S27-R1). Session 29 (moe): against the entries "
+        "re-read as the walks' slopes (round_reads), the same walks and placements give BF16 "
+        "round 1 430.8 / 253.9 / 326.8 / 342.8 / 362.9 / 389.9 / 431.3 / 475.996, a later round "
+        "592.0 / 535.0 / 567.0 / 594.0 / 629.0 / 672.7 / 729.1 / 788.8; FP8 round 1 898.8 / "
+        "526.6 / 514.3 / 646.3 / 779.7 / 920.1 / 1162.7 / 1348.1, a later round 926.0 / 638.0 / "
+        "625.7 / 761.7 / 891.1 / 1031.5 / 1189.9 / 1375.3 (the same least patterns): the tables "
+        "BF16 (253, 253, 326, 342, 362, 389, 431, 475) and (535, 535, 567, 594, 629, 672, 729, "
+        "788), FP8 (514, 514, 514, 646, 779, 920, 1162, 1348) and (625, 625, 625, 761, 891, "
+        "1031, 1189, 1375). The FP8 entry before charged {0, 1, 7} 95.9 cycles more than its "
+        "walk in round 1 (its full batches' loads where one slot of each holds; its table's 0 "
+        "could not take that back): now no pattern is charged more than its walk. The sm_90a "
+        "loops not walked: no entry")
     return dataclasses.replace(base, name="one-sided-1.3", sources=tuple(src.items()),
                                late_pulls=(("blackwell", 8, 0, ((1, 4, 5, 6, 7),)),
                                            ("blackwell", 8, 1, ((1, 2, 3), (4, 5, 6, 7))),
                                            ("hopper", 8, 2, ((1, 2, 3, 4, 5, 6, 7),))),
                                round_reads=(
                                    ("blackwell", 8, 0,
-                                    (("l1_hit", 1), ("const_l1", 1)),
-                                    (("const_l15", 1), ("l1_hit", 1), ("const_l1", 1)),
-                                    ((("const_l15", 1), ("l1_hit", 2)),),
-                                    (("l1_hit", 3), ("const_l1", 2)),
-                                    (("l1_hit", 2), ("const_l1", 5)),
-                                    ((("l1_hit", 2), ("const_l1", 2)),)),
+                                    (("l1_hit", 1), ("const_l1", 2)),
+                                    (("const_l15", 1), ("l1_hit", 1), ("const_l1", 2)),
+                                    ((),),
+                                    (("l1_hit", 2), ("const_l1", 1)),
+                                    (("l1_hit", 2), ("const_l1", 1)),
+                                    ((),)),
                                    ("blackwell", 8, 1,
-                                    (("const_l1", 2), ("l1_hit", 3)),
-                                    (("const_l1", 2), ("l1_hit", 3)),
-                                    ((("const_l1", 3), ("const_l15", 2), ("l1_hit", 3)),
-                                     (("const_l1", 3), ("const_l15", 2), ("l1_hit", 2))),
-                                    (("l1_hit", 5), ("const_l1", 3)),
-                                    (("l1_hit", 5), ("const_l1", 3)),
-                                    ((("l1_hit", 3), ("const_l1", 6)),
-                                     (("l1_hit", 2), ("const_l1", 6)))),
+                                    (("const_l15", 1), ("const_l1", 2), ("l1_hit", 2)),
+                                    (("const_l15", 1), ("const_l1", 2), ("l1_hit", 2)),
+                                    ((("const_l1", 1),), ()),
+                                    (("l1_hit", 4), ("const_l1", 2)),
+                                    (("l1_hit", 4), ("const_l1", 2)),
+                                    ((("const_l1", 2),), (("const_l1", 1),))),
                                    ("hopper", 8, 2,
                                     (), (),
                                     ((("const_l15", 2), ("l1_hit", 1)),),
@@ -3316,10 +3400,10 @@ def _one_sided_1_3():
                                     (("l1_hit", 4), ("const_l1", 6)),
                                     ())),
                                round_cycles=(
-                                   ("blackwell", 8, 0, (105, 105, 178, 194, 214, 241, 283, 327),
-                                    (372, 372, 400, 423, 453, 493, 545, 600)),
-                                   ("blackwell", 8, 1, (0, 0, 0, 36, 169, 309, 552, 737),
-                                    (226, 226, 226, 362, 492, 632, 790, 976))))
+                                   ("blackwell", 8, 0, (253, 253, 326, 342, 362, 389, 431, 475),
+                                    (535, 535, 567, 594, 629, 672, 729, 788)),
+                                   ("blackwell", 8, 1, (514, 514, 514, 646, 779, 920, 1162, 1348),
+                                    (625, 625, 625, 761, 891, 1031, 1189, 1375))))
 
 
 EXCHANGE_KERNELS["one-sided-1.3"] = _one_sided_1_3()

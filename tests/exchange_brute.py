@@ -6,7 +6,8 @@ components of the graph without NICs and message links; a pair's expected copies
 kernel's de-duplication (per expert: ``tokens x k / ep``; per rank: ``tokens x P(reach rank)``;
 DeepEP normal: once per remote node to the rail peer, whose node then fans out over the
 scale-up links, the rail's every source through its one forwarder there); only the ranks
-that hold tokens send (the first ``sources`` EP ranks, or the positions it lists); the hypergeometric reach is written out
+that hold tokens send (the first ``sources`` EP ranks, or the positions it lists, or each its
+own count of a list); the hypergeometric reach is written out
 for uniform routing (``analysis.expert_reach`` for the others); every pair's bytes go along
 ``routing_brute.policy_paths``, evenly over them, or hop by hop in proportion to the links'
 bandwidth where the router is weighted (switched fabrics); a link's time is its bytes over its
@@ -14,7 +15,8 @@ bandwidth at the load/store payload fraction (scale-up) or the NIC efficiency (n
 busiest NIC port, or a routed link busier than every port). And the draws of those tests:
 :func:`degraded` (a fabric with failed links, a failed chip, failed lanes) and :func:`ep_group`
 (EP ranks filling their load/store domains equally). Used by
-tests/test_ibgda_s26_exchange_brute.py and tests/test_ibgda_s27_sources.py.
+tests/test_ibgda_s26_exchange_brute.py, tests/test_ibgda_s27_sources.py and
+tests/test_ibgda_s29_counts.py.
 """
 import itertools
 import math
@@ -137,12 +139,17 @@ def port(g, chip):
 def pairs(g, chips, kernel, tokens, nbytes, routing, rdma, sources=None):
     """``(scale-up pairs, network pairs)``: ``{(i, j): bytes}`` of the dispatch from EP rank
     ``i`` to ``j`` (positions in ``chips``), the ranks holding tokens sending: all (``None``),
-    the first ``sources`` (an int) or the positions ``sources`` lists."""
+    the first ``sources`` (an int) or the positions ``sources`` lists, ``tokens`` each; or,
+    ``tokens`` a list, each EP rank its own count (0: none)."""
     lab = domains(g)
     dom = [lab[c] for c in chips]
     ep, nodes = len(chips), len(set(dom))
-    senders = (range(ep) if sources is None else range(sources) if isinstance(sources, int)
-               else set(sources))
+    if isinstance(tokens, int):
+        senders = (range(ep) if sources is None else range(sources)
+                   if isinstance(sources, int) else set(sources))
+        held = [tokens if i in senders else 0 for i in range(ep)]
+    else:
+        held = list(tokens)
     if routing == "uniform":
         p_rank, p_node = 1 - _miss(E, E / ep, K), 1 - _miss(E, E / nodes, K)
     else:
@@ -153,15 +160,15 @@ def pairs(g, chips, kernel, tokens, nbytes, routing, rdma, sources=None):
         if kernel == "deepep-normal":
             if dom[i] == dom[j]:
                 # forwarder i delivers, for every source of its rail (its own included)
-                rail = sum(1 for s in senders if local[s] == local[i])
+                rail = sum(held[s] for s in range(ep) if local[s] == local[i])
                 if rail:
-                    up[i, j] = rail * tokens * p_rank * nbytes
-            elif local[i] == local[j] and i in senders:
-                net[i, j] = tokens * p_node * nbytes
+                    up[i, j] = rail * p_rank * nbytes
+            elif local[i] == local[j] and held[i]:
+                net[i, j] = held[i] * p_node * nbytes
             continue
-        if i not in senders:
+        if not held[i]:
             continue
-        per = tokens * K / ep if kernel in PER_EXPERT else tokens * p_rank
+        per = held[i] * K / ep if kernel in PER_EXPERT else held[i] * p_rank
         (up if dom[i] == dom[j] and not rdma else net)[i, j] = per * nbytes
     return up, net
 

@@ -90,11 +90,13 @@ def test_the_instance_keeps_its_rank_order(monkeypatch):
     real = X.moe_exchange
 
     def spy(fabric, model, tokens, ep, **kw):
-        seen.append((list(ep), kw.get("sources")))
+        seen.append((list(ep), tokens, kw.get("sources")))
         return real(fabric, model, tokens, ep, **kw)
 
     monkeypatch.setattr(X, "moe_exchange", spy)
     f = built("cluster-128")
     s = decode_settings(f, "deepseek-v3", 3, "tp=8,dp=16", ep_kernel="deepep-normal")
     D._communication(s, s.routing)
-    assert seen == [([f.endpoints[i] for i in s.pos[:128]], [0, 8, 16])]
+    # each EP rank's own count in that order (session 29: was sources=[0, 8, 16])
+    held = [1 if i in (0, 8, 16) else 0 for i in range(128)]
+    assert seen == [([f.endpoints[i] for i in s.pos[:128]], held, None)]

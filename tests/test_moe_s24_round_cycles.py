@@ -7,8 +7,9 @@ counts, every load at the module's latency and the peer loads as trips. The walk
 the trips, less what the round_reads steps charge for the same slot pattern, was at least 242
 cycles a later round at the four patterns walked then. Session 27: one count per number of
 valid slots (ExchangeKernel.round_cycles, the least over all 128 patterns of that many or more
-valid slots: 214 up to 7 slots, 320 with all 8; tests/test_moe_s27_round_cycles.py); these tests
-check the later-round table against session 24's four walks. The Hopper build has its own table
+valid slots; tests/test_moe_s27_round_cycles.py); since session 29 (the entry's chains read as
+the walk's slopes, tests/test_moe_s29_blackwell.py) 274 up to 5 slots, 275 with 6 or 7, 383 with
+all 8; these tests check the later-round table against session 24's four walks. The Hopper build has its own table
 since session 28 (tests/test_moe_s28_hopper.py); round 1 has its own table (tests/test_moe_s26_round_one.py).
 """
 
@@ -50,7 +51,7 @@ def test_the_later_rounds_table_is_at_most_each_walk_and_exact_with_all_slots():
                    - bare.round_read_latency(8, 2, "blackwell", 1, d, late)[0]) / _BW["cycle"]
         assert later[d - 1] <= walk - charged, pat
         if d == 8:                       # one pattern: the table is its walk's excess
-            assert later[d - 1] == int(walk - charged) == 320
+            assert later[d - 1] == int(walk - charged) == 383
     src = dict(_K.sources)["round_reads"]
     assert "Session 24" in src and "421.4" in src and "242" in src
     assert "22 of the 128" in dict(_K.sources)["round_cycles"]
@@ -70,13 +71,13 @@ def test_no_round_reads_entry_carries_cycles():
 def test_blog18s_one_token_combine_pays_them_on_each_later_round(ep):
     """EP2 and EP8 at one token on GB200 (balanced routing): a BF16 DeepSeek token is 4 rounds
     of 256 x 16 B; each of the 3 later rounds pays the later table's cycles at its distinct
-    ranks (2: 214; 8: 320; round 1's own count is in both profiles); the dispatch does not
+    ranks (2: 274; 8: 383; round 1's own count is in both profiles); the dispatch does not
     move."""
     f = fidelity_moe.nvl72()
     kw = {"dispatch_bytes": 2, "combine_bytes": 2, "routing": "balanced"}
     new, old = (moe_exchange(f, "deepseek-v3", 1, ep, kernel=x, **kw)
                 for x in (_K, _without_cycles(_K)))
-    want = 3 * {2: 214, 8: 320}[ep] * _BW["cycle"]
+    want = 3 * {2: 274, 8: 383}[ep] * _BW["cycle"]
     assert new.combine_phase.pull_latency - old.combine_phase.pull_latency == pytest.approx(
         want, rel=1e-9)
     assert new.combine - old.combine == pytest.approx(want, rel=1e-9)

@@ -472,27 +472,37 @@ def test_every_timed_figure_and_table_names_its_runtime_or_that_none_applies(sma
         assert groups[g] and all(NO_RUNTIME in f for f in groups[g]), g
 
 
-def test_xdist_workers_share_one_written_small_report(tmp_path):
-    # conftest.py under pytest-xdist: one worker claims the run's shared directory and writes
-    # the small report there; another uses it once "ok" is there, and writes its own when the
-    # writer failed or its worker is gone (None)
-    import os
-    import subprocess
-    import sys
+def test_the_files_that_read_the_small_report_are_the_listed_ones(request):
+    # conftest.py: the small report's files are one work unit of pytest-xdist's loadfile
+    # (one worker builds and writes it); a file it does not list would build its own
+    from pathlib import Path
 
-    from conftest import _claim, _written_by_another_worker
+    from conftest import SMALL_REPORT_FILES
 
-    assert _claim(tmp_path) and not _claim(tmp_path)
-    assert (tmp_path / "claim").read_text() == str(os.getpid())
-    (tmp_path / "ok").touch()
-    assert _written_by_another_worker(tmp_path) == tmp_path / "report"
-    (tmp_path / "ok").unlink()
-    (tmp_path / "failed").touch()
-    assert _written_by_another_worker(tmp_path) is None
-    (tmp_path / "failed").unlink()
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True).stdout.strip()
-    (tmp_path / "claim").write_text(gone)
-    assert _written_by_another_worker(tmp_path) is None
-    (tmp_path / "claim").write_text(str(os.getpid()))        # alive, never writes
-    assert _written_by_another_worker(tmp_path, timeout=0.5) is None
+    wanted = {"small_report", "small_report_dir"}
+    readers = {item.path.name for item in request.session.items
+               if wanted & set(getattr(item, "fixturenames", ()))}
+    assert readers <= set(SMALL_REPORT_FILES)        # (of the selected tests)
+    tests = Path(__file__).resolve().parent
+    assert all("small_report" in (tests / name).read_text() for name in SMALL_REPORT_FILES)
+
+
+def test_xdist_loadfile_runs_the_small_reports_files_as_one_unit():
+    pytest.importorskip("xdist")
+    from types import SimpleNamespace
+
+    from conftest import SMALL_REPORT_FILES, pytest_xdist_make_scheduler, small_report_scheduling
+
+    def config(dist):
+        return SimpleNamespace(getvalue={"dist": dist, "tx": ["2*popen"]}.get)
+
+    sched = pytest_xdist_make_scheduler(config("loadfile"), None)
+    assert isinstance(sched, small_report_scheduling())
+    split = sched._split_scope
+    units = {split(f"tests/{name}::test_x[a::b]") for name in SMALL_REPORT_FILES}
+    assert len(units) == 1 and len(SMALL_REPORT_FILES) > 1
+    assert split("tests/test_scaling.py::test_x[a::b]") == "tests/test_scaling.py"
+    assert split("analysis/_report.py::analysis._report.build_report") == "analysis/_report.py"
+    assert split("tests/sub/test_report.py::test_x") == "tests/sub/test_report.py"
+    for dist in ("load", "loadscope", "worksteal", "each"):     # xdist's own scheduling
+        assert pytest_xdist_make_scheduler(config(dist), None) is None
