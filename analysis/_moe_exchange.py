@@ -242,7 +242,7 @@ from fabric._exchange import (
 from fabric._failures import require_joined
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
-from fabric._units import is_numeral, name_list
+from fabric._units import is_numeral, items_of, name_list
 
 from ._collectives import (
     MESSAGE_TECHNOLOGIES,
@@ -1521,8 +1521,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     if chip is not None:
         chip_spec(chip)
     tokens = tokens_per_rank
-    listed = hasattr(tokens, "__iter__") and not isinstance(tokens, (str, bytes))
-    if not listed and (isinstance(tokens, bool) or not isinstance(tokens, numbers.Integral)
+    listed = items_of(tokens)          # each EP rank's count, or None for one count
+    if listed is None and (isinstance(tokens, bool) or not isinstance(tokens, numbers.Integral)
                        or tokens < 1):
         raise SpecError(f"tokens_per_rank must be an int >= 1 or a sequence of each EP rank's "
                         f"tokens, got {tokens_per_rank!r}")
@@ -1534,11 +1534,11 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         raise SpecError(f"ep={n_ep} ranks but {m.name} has only {E} routed experts")
     # each EP rank's tokens (0: it holds none), one form for both spellings: the rule of
     # "Ranks that hold tokens" (module docstring)
-    if listed:
+    if listed is not None:
         if sources is not None:
             raise SpecError(f"sources must be None where tokens_per_rank lists each EP rank's "
                             f"tokens (a rank with 0 holds none), got sources={sources!r}")
-        held = rank_counts(tokens_per_rank, n_ep, "tokens_per_rank")
+        held = rank_counts(listed, n_ep, "tokens_per_rank")
     else:
         held = tuple(int(tokens) if x else 0 for x in _held_ranks(sources, n_ep))
     tokens = max(held)            # the busiest rank's own tokens: its loops, the grids
@@ -1572,7 +1572,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     total = sent * p_rank * (n_ep - 1) * max(b_d, b_c)
     if total > MAX_BYTES:
         few = "" if sources == n_ep else f" ({sources} holding tokens)"
-        given = f" summing to {sent}" if listed else f"={tokens}"
+        given = f"={tokens}" if listed is None else f" summing to {sent}"
         raise SpecError(f"tokens_per_rank{given} over {n_ep} EP ranks{few} moves {total:.3g} "
                         f"bytes in a phase, more than the 2**63 - 1 bytes (an int64) a collective "
                         f"carries")

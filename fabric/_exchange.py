@@ -213,6 +213,7 @@ from ._errors import SpecError
 from ._params import Parameter
 from ._runtime import runtime
 from ._tech import link_tech
+from ._units import items_of
 
 __all__ = ["EXCHANGE_BLOCK_RATE", "EXCHANGE_KERNELS", "EXCHANGE_LATENCY", "EXCHANGE_NIC_EFFICIENCY",
            "EXCHANGE_SYNC", "ExchangeKernel", "exchange_kernel", "peer_access_latency"]
@@ -772,6 +773,7 @@ def received_copies(sent, k, ep):
     """
     return sent * k / ep
 
+
 def rank_counts(counts, ep, name="tokens"):
     """The tokens each of ``ep`` EP ranks holds, as a tuple of ints, from ``counts``: a
     sequence of ``ep`` ints >= 0 (a rank with 0 holds none: it sends nothing, but holds
@@ -785,14 +787,10 @@ def rank_counts(counts, ep, name="tokens"):
     ...
     fabric.SpecError: tokens must list the tokens of each of the 3 EP ranks, got 2 counts: [2, 0]
     """
-    if isinstance(counts, (str, bytes, numbers.Number)) or not hasattr(counts, "__iter__"):
+    got = items_of(counts)
+    if got is None:
         raise SpecError(f"{name} must be a sequence of the {ep} EP ranks' token counts, "
                         f"got {counts!r}")
-    try:
-        got = list(counts)
-    except TypeError:                   # a 0-d array
-        raise SpecError(f"{name} must be a sequence of the {ep} EP ranks' token counts, "
-                        f"got {counts!r}") from None
     if len(got) != ep:
         raise SpecError(f"{name} must list the tokens of each of the {ep} EP ranks, got "
                         f"{len(got)} counts: {counts!r}")
@@ -1532,7 +1530,11 @@ class ExchangeKernel:
         """
         if not self.count_grid:
             return (0, 0)
-        if not hasattr(tokens, "__iter__"):
+        counts = items_of(tokens)
+        if counts is None:
+            if isinstance(tokens, bool) or not isinstance(tokens, numbers.Integral) or tokens < 1:
+                raise SpecError(f"tokens must be an int >= 1 or a sequence of the {ep} EP ranks' "
+                                f"token counts, got {tokens!r}")
             if sources is None:
                 sources = ep
             elif (isinstance(sources, bool) or not isinstance(sources, numbers.Integral)
@@ -1543,7 +1545,7 @@ class ExchangeKernel:
             if sources is not None:
                 raise SpecError(f"sources must be None where tokens lists each rank's count, "
                                 f"got {sources!r}")
-            counts = rank_counts(tokens, ep)
+            counts = rank_counts(counts, ep)
             grid, sent = max(counts), sum(counts)
         warps, most = self.count_grid
         blocks = min(max(-(-experts // warps), grid * k), most)

@@ -27,7 +27,7 @@ from ._errors import GraphError, NodeError
 from ._failures import Failures
 from ._schema import default_endpoints, validate_graph
 from ._structure import Clos, Dragonfly, Grid, Switched
-from ._units import is_numeral, items_of, name_list, show_value
+from ._units import is_int, is_numeral, items_of, name_list, show_value
 
 __all__ = ["EdgeArrays", "Fabric"]
 
@@ -412,7 +412,7 @@ class Fabric:
                                 f"({name_list(self.domains[x])})")
             else:
                 raise NodeError(f"{self.name}: no node called {x!r}")
-        if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+        if is_int(x):
             x = int(x)
             node = self._node_of_rank.get(x)
             if node is not None:

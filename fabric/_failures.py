@@ -61,13 +61,12 @@ fabric.NodeError: torus:4x4: cannot fail link ('chip0', 'chip5'): there is no su
 """
 
 import dataclasses
-import numbers
 import types
 
 import networkx as nx
 
 from ._errors import AddressMapError, NodeError, RoutingError
-from ._units import name_list, sequence_of
+from ._units import is_int, name_list, sequence_of
 
 __all__ = ["Failures", "without"]
 
@@ -335,7 +334,7 @@ def without(fabric, links=(), chips=(), lanes=()):
     if isinstance(links, str) or (isinstance(links, tuple) and len(links) == 2
                                   and not isinstance(links[0], (tuple, list))):
         links = [links]  # one link given bare
-    if isinstance(chips, (str, numbers.Integral)):      # one given bare (numpy's too)
+    if isinstance(chips, str) or is_int(chips):         # one given bare (numpy's too)
         chips = [chips]
     if isinstance(lanes, str) or (isinstance(lanes, tuple) and len(lanes) == 2
                                   and not isinstance(lanes[0], (tuple, list))):

@@ -208,7 +208,7 @@ from ._routing_engine import (
 )
 from ._routing_uniform import link_orbits, orbit_loads
 from ._structure import Clos, Dragonfly, Grid, Switched
-from ._units import sequence_of
+from ._units import is_int, sequence_of
 
 __all__ = ["ECMP_MODES", "POLICIES", "Router", "route", "route_many"]
 
@@ -485,8 +485,7 @@ class Router:
         (True, True)
         """
         s, d, w = self._pairs(src, dst, nbytes)
-        if isinstance(n_groups, bool) or not isinstance(n_groups, (int, np.integer)) \
-                or n_groups < 1:
+        if not is_int(n_groups) or n_groups < 1:
             raise ValueError(f"n_groups must be an integer >= 1, got n_groups={n_groups!r}")
         g = np.asarray(group)
         if g.dtype.kind not in "iu":

@@ -43,6 +43,7 @@ import math
 import numbers
 
 from ._errors import GraphError
+from ._units import is_int
 
 __all__ = ["CARRIES", "MAX_BANDWIDTH", "MAX_BYTES", "MAX_LATENCY", "MAX_LINKS", "MIN_BANDWIDTH", "NODE_KINDS",
            "validate_graph"]
@@ -143,8 +144,7 @@ def validate_graph(G, endpoints=None):
         elif kind not in NODE_KINDS:
             faults.append(f"node {n!r} has kind {kind!r}, not one of {sorted(NODE_KINDS)}")
         cap = data.get("capacity")
-        if kind == "memory" and cap is not None and not (
-                isinstance(cap, numbers.Integral) and not isinstance(cap, bool) and cap >= 0):
+        if kind == "memory" and cap is not None and not (is_int(cap) and cap >= 0):
             # read as the size of the node's region: a float, a string or a bool would be
             # truncated, or raise far from here
             faults.append(f"node {n!r} has capacity {cap!r}; it must be bytes, an integer >= 0")
@@ -163,8 +163,7 @@ def validate_graph(G, endpoints=None):
         if lat is not None and latency_fault(lat):
             faults.append(f"edge ({u!r}, {v!r}) has latency {lat!r}; {latency_fault(lat)}")
         lanes = data.get("lanes", 1)
-        if not (isinstance(lanes, numbers.Integral) and not isinstance(lanes, bool)
-                and lanes >= 1):
+        if not (is_int(lanes) and lanes >= 1):
             faults.append(f"edge ({u!r}, {v!r}) has lanes {lanes!r}; it must be an integer >= 1")
         else:
             links += int(lanes)

@@ -37,9 +37,9 @@ fabric.SpecError: connect must be one of full, ring, line, switch, got 'star'
 
 import dataclasses
 import math
-import numbers
 
 from ._errors import SpecError
+from ._units import is_int, items_of
 
 __all__ = ["CONNECT", "Clos", "Dragonfly", "Grid", "Switched"]
 
@@ -49,21 +49,20 @@ CONNECT = ("full", "ring", "line", "switch")
 
 
 def _ints(value, name, minimum=1):
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+    if is_int(value):
         value = (value,)
-    try:
-        out = tuple(value)
-    except TypeError:
+    out = items_of(value)
+    if out is None:             # not a sequence (a string is not read digit by digit)
         raise SpecError(f"{name} must be an integer or a sequence of integers, "
-                        f"got {value!r}") from None
+                        f"got {value!r}")
     for v in out:
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < minimum:
+        if not is_int(v) or v < minimum:
             raise SpecError(f"each value of {name} must be an integer >= {minimum}, got {v!r}")
     return tuple(int(v) for v in out)
 
 
 def _int(value, name, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+    if not is_int(value) or value < minimum:
         raise SpecError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
 

@@ -117,3 +117,11 @@ def test_host_domains_must_be_a_mapping_of_sequences():
     with pytest.raises(GraphError, match="host domain 'h' must hold a sequence of chips, got 3"):
         Fabric.from_graph(g, domains={"h": 3})
     assert Fabric.from_graph(g, domains={"h": iter(F.endpoints)}).domains["h"] == F.endpoints
+
+
+def test_a_grid_shape_given_as_text_is_not_read_digit_by_digit():
+    # before: "each value of shape must be an integer >= 1, got '4'" for the shape '44'
+    with pytest.raises(SpecError, match="shape must be an integer or a sequence of integers, "
+                       "got '44'"):
+        fabric.Grid("44")
+    assert fabric.Grid(iter([2, 2])).shape == (2, 2)

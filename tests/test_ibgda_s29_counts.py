@@ -252,6 +252,11 @@ def test_pplx_receive_walk_takes_each_ranks_count():
         k.receive_walk(256, 8, [1] * 8, 8, sources=2)
     with pytest.raises(SpecError, match="tokens must list the tokens of each of the 8 EP"):
         k.receive_walk(256, 8, [1] * 7, 8)
+    # one count: an int >= 1 (review S29-R2: 2.5 answered, None and '8' raised Python's own)
+    for bad in (2.5, None, "8", 0, True):
+        with pytest.raises(SpecError, match=r"tokens must be an int >= 1 or a sequence of the "
+                                            r"8 EP ranks' token counts, got "):
+            k.receive_walk(256, 8, bad, 8)
 
 
 @pytest.mark.parametrize("bad, match", [
@@ -264,7 +269,7 @@ def test_pplx_receive_walk_takes_each_ranks_count():
     ([2.0, 0, 0, 0, 0, 0, 0, 0], r"got 2\.0 for EP rank 0"),
     ([True, 0, 0, 0, 0, 0, 0, 0], r"got True for EP rank 0"),
     (["1", 0, 0, 0, 0, 0, 0, 0], r"got '1' for EP rank 0"),
-    (np.array(3), r"tokens_per_rank must be a sequence of the 8 EP ranks' token counts"),
+    (np.array(3), r"tokens_per_rank must be an int >= 1 or a sequence .* got array\(3\)"),
     ("12345678", r"tokens_per_rank must be an int >= 1 or a sequence"),
     (0, r"tokens_per_rank must be an int >= 1 or a sequence"),
     (2.0, r"tokens_per_rank must be an int >= 1 or a sequence"),
@@ -289,3 +294,16 @@ def test_counts_too_large_for_an_int64_name_their_sum():
                                         r"over 8 EP ranks \(2 holding tokens\) moves"):
         moe_exchange(f, "deepseek-v3", [2**71, 1] + [0] * 6, 8, kernel="one-sided",
                      dispatch_bytes=1, combine_bytes=2)
+
+
+def test_counts_in_any_sequence_are_the_list():
+    """A tuple, a numpy array (numpy ints) or a generator of counts is the list (one test of
+    'a sequence or one value' for the packages: fabric._units.items_of; review S29-R1)."""
+    f = built("dgx-h100")
+    kw = {"kernel": "pplx", "dispatch_bytes": 1, "combine_bytes": 2}
+    held = [3, 0, 1, 0, 0, 2, 0, 0]
+    want = _fields(moe_exchange(f, "deepseek-v3", held, 8, **kw))
+    for spelled in (tuple(held), np.array(held), (n for n in held)):
+        assert _fields(moe_exchange(f, "deepseek-v3", spelled, 8, **kw)) == want
+    k = exchange_kernel("pplx")
+    assert k.receive_walk(256, 8, np.array(held), 8) == k.receive_walk(256, 8, held, 8)

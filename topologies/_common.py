@@ -1,14 +1,13 @@
 """Pieces every builder shares: parameter checks, link attributes, host grouping, the Fabric."""
 
 import math
-import numbers
 
 import networkx as nx
 import numpy as np
 
 from fabric import Fabric, SpecError, chip_spec, link_tech
 from fabric._schema import MAX_LINKS
-from fabric._units import is_numeral, items_of
+from fabric._units import is_int, is_numeral, items_of
 
 # A size beyond which a build is refused as not sane for an analytical model on one machine;
 # links are lanes (a bundle of k lanes is k links, as metrics counts them), the graph
@@ -18,7 +17,7 @@ MAX_ENDPOINTS = 2**20
 
 def positive_int(value, name, minimum=1):
     """Return ``value`` as an int >= ``minimum`` or raise SpecError naming it."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if not is_int(value):
         if isinstance(value, str) and is_numeral(value.strip()):
             value = int(value)
         else:

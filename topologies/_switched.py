@@ -1,10 +1,10 @@
 """Single-tier switched scale-up domains (NVL72 style) and dragonflies."""
 
-import numbers
 
 import numpy as np
 
 from fabric import Dragonfly, SpecError, Switched
+from fabric._units import is_int
 
 from ._common import (
     add_links,
@@ -56,7 +56,7 @@ def switched(n, planes=1, *, links=1, tech="nvlink5", reduction=False, chips_per
     """
     n = positive_int(n, "n")
     planes = positive_int(planes, "planes")
-    if isinstance(links, (str, numbers.Integral)):
+    if isinstance(links, str) or is_int(links):
         # one count for every plane: checked once, repeated only after the size check (the
         # order of checks is per_dim's; a huge planes would not fit in memory)
         links = positive_int(links, "links")
