@@ -137,7 +137,6 @@ import dataclasses
 import functools
 import itertools
 import math
-import numbers
 import re
 from dataclasses import dataclass
 
@@ -147,7 +146,7 @@ from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, e
 from fabric._memo import fabric_memo
 from fabric._runtime import release_on
 from fabric._schema import MAX_BYTES
-from fabric._units import is_int, is_numeral
+from fabric._units import is_int, is_numeral, is_real
 
 from ._collectives import default_runtime
 from ._gemm import (
@@ -1086,7 +1085,7 @@ def expert_activation(experts, k, tokens, skew=0.0):
     >>> pick.tolist(), active.tolist()
     ([0.5, 0.5, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5])
     """
-    if isinstance(skew, bool) or not isinstance(skew, numbers.Real) or not (
+    if not is_real(skew) or not (
             math.isfinite(skew) and skew >= 0):
         # a bool is not an exponent (True read as 1), nor is a string
         raise SpecError(f"skew must be a finite number >= 0, got skew={skew!r}")
@@ -1095,7 +1094,7 @@ def expert_activation(experts, k, tokens, skew=0.0):
                         f"experts={experts!r}")
     if not is_int(k) or not 0 <= k <= experts:
         raise SpecError(f"k must be an integer between 0 and experts ({experts}), got k={k!r}")
-    if isinstance(tokens, bool) or not isinstance(tokens, numbers.Real) or not (
+    if not is_real(tokens) or not (
             math.isfinite(tokens) and tokens >= 0):
         # a negative count would make an expert more than certainly active
         raise SpecError(f"tokens must be a finite number >= 0 (tokens routed), got "
@@ -2298,7 +2297,7 @@ def _check_int(name, value, minimum):
 
 
 def _check_fraction(name, value, lo, hi, lo_open=False):
-    ok = (isinstance(value, numbers.Real) and not isinstance(value, bool)
+    ok = (is_real(value)
           and math.isfinite(value) and (value > lo if lo_open else value >= lo) and value <= hi)
     if not ok:
         bound = f"({lo}, {hi}]" if lo_open else f"[{lo}, {hi}]"
@@ -3171,7 +3170,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
         _check_graph_bytes(m, lay, graph_batch, q, dispatch_b, combine_b)
     # an exchange kernel's routing model needs the same ranks in every domain it spans
     equal = kern is not None and lay.exchanges
-    if isinstance(nic_background, bool) or not isinstance(nic_background, numbers.Real) or not (
+    if not is_real(nic_background) or not (
             math.isfinite(nic_background) and nic_background >= 0):
         raise SpecError(f"nic_background must be bytes/s >= 0, got {nic_background!r}")
     if nic_background > 0 and lay.exchanges and (

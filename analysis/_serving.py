@@ -111,7 +111,6 @@ import heapq
 import inspect
 import io
 import math
-import numbers
 import operator
 import pickle
 import sys
@@ -119,7 +118,7 @@ import types
 from dataclasses import dataclass
 
 from fabric import Fabric, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
-from fabric._units import is_int
+from fabric._units import is_int, is_real
 
 from ._decode import (
     DECODE_HBM_EFFICIENCY,
@@ -245,8 +244,7 @@ def prefill_gemm_efficiency(chip, math, part, efficiency=None):
         raise SpecError(f"chip must be a chip name or a fabric.ChipSpec, got "
                         f"{type(chip).__name__}")
     if efficiency is not None:
-        if isinstance(efficiency, bool) or not (isinstance(efficiency, numbers.Real)
-                                                and 0 < efficiency <= 1):
+        if not (is_real(efficiency) and 0 < efficiency <= 1):
             raise SpecError(f"efficiency must be in (0, 1] or None (the published one), got "
                             f"efficiency={efficiency!r}")
         return float(efficiency)
@@ -335,7 +333,7 @@ _SYSTEM_TCO = {"nvl72": "GB200 NVL72", "gb200-nvl72": "GB200 NVL72",
 def _finite(name, value, *, positive=False):
     """``value`` as a float if it is a finite real number ``>= 0`` (``> 0`` with
     ``positive``), else a SpecError naming ``name`` (nan, inf, a bool, a string)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
+    if not is_real(value) or not (
             math.isfinite(value) and (value > 0 if positive else value >= 0)):
         raise SpecError(f"{name} must be a finite number {'> 0' if positive else '>= 0'}, "
                         f"got {name}={value!r}")
@@ -638,7 +636,7 @@ class PrefillTime:
         >>> round(h.exposed_launch(1.0) * 1e6, 6)
         9.0
         """
-        if isinstance(device, bool) or not isinstance(device, numbers.Real) or not (
+        if not is_real(device) or not (
                 math.isfinite(device) and device >= 0):
             raise SpecError(f"device must be a finite number of seconds >= 0, got "
                             f"device={device!r}")
@@ -696,7 +694,7 @@ class PrefillTime:
         if self.comm_one is None or self.isl < 2:
             return tokens * self.comm / self.isl
         v = self.comm_one
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
+        if not is_real(v) or not (
                 math.isfinite(v) and v >= 0):
             raise SpecError(f"comm_one must be a finite number of seconds >= 0 or None, got "
                             f"comm_one={v!r}")
@@ -765,13 +763,13 @@ def eager_pass_seconds(kernel_seconds, *, launch=LAUNCH_OVERHEAD.value, repeat=1
     except TypeError:
         raise SpecError(f"kernel_seconds must be a sequence of seconds, got "
                         f"{kernel_seconds!r}") from None
-    if any(isinstance(d, bool) or not isinstance(d, numbers.Real) for d in ds):
+    if any(not is_real(d) for d in ds):
         # a bool is not a duration (True read as 1 s), nor is a string
         raise SpecError(f"kernel_seconds must be numbers of seconds, got {kernel_seconds!r}")
     ds = [float(d) for d in ds]
     if any(not (math.isfinite(d) and d >= 0) for d in ds):
         raise SpecError(f"kernel_seconds must be finite numbers of seconds >= 0, got {ds!r}")
-    if isinstance(launch, bool) or not isinstance(launch, numbers.Real) or not (
+    if not is_real(launch) or not (
             math.isfinite(launch) and launch >= 0):
         raise SpecError(f"launch must be a finite number of seconds >= 0, got "
                         f"launch={launch!r}")
@@ -1174,14 +1172,14 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     isl = _count("isl", isl, 1)
     for name, v in (("launch_overhead", launch_overhead),
                     ("graph_kernel_overhead", graph_kernel_overhead)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
+        if not is_real(v) or not (
                 math.isfinite(v) and v >= 0):
             raise SpecError(f"{name} must be a finite number of seconds >= 0, got "
                             f"{name}={v!r}")
     for name, v in (("efficiency", efficiency), ("hbm_efficiency", hbm_efficiency)):
         if v is None:
             continue
-        if isinstance(v, bool) or not (isinstance(v, numbers.Real) and 0 < v <= 1):
+        if not (is_real(v) and 0 < v <= 1):
             raise SpecError(f"{name} must be in (0, 1], got {name}={v!r}")
     lay = parse_layout(layout, fabric.n_endpoints)
     n, tp, dp, ep = lay.chips, lay.tp, lay.dp, lay.ep
@@ -1491,7 +1489,7 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk, step_launch=0
                         f"{type(prefill).__name__}")
     for name, v in (("step_weights", step_weights), ("step_compute", step_compute),
                     ("step_launch", step_launch)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
+        if not is_real(v) or not (
                 math.isfinite(v) and v >= 0):
             raise SpecError(f"{name} must be a finite number of seconds >= 0, got "
                             f"{name}={v!r}")
@@ -1501,7 +1499,7 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk, step_launch=0
     _count("prefill.isl", prefill.isl, 1, "prompt tokens")
     for name in ("compute", "weights", "expert_weights", "boundary"):
         v = getattr(prefill, name)
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
+        if not is_real(v) or not (
                 math.isfinite(v) and v >= 0):
             raise SpecError(f"prefill.{name} must be a finite number of seconds >= 0, got "
                             f"{v!r}")
@@ -1627,8 +1625,7 @@ def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTIO
     """
     m = model_config(model)
     chip = fabric_chip(fabric, chip)
-    if isinstance(usable_hbm, bool) or not (isinstance(usable_hbm, numbers.Real)
-                                            and 0 < usable_hbm <= 1):
+    if not (is_real(usable_hbm) and 0 < usable_hbm <= 1):
         raise SpecError(f"usable_hbm must be in (0, 1], got usable_hbm={usable_hbm!r}")
     out = []
     for n in instance_sizes(fabric):
@@ -1794,7 +1791,7 @@ def _speculative_setting(setting):
         raise SpecError(f"a speculative setting is a (draft_length, acceptance) pair, got "
                         f"{setting!r}") from None
     _count("draft_length", k, 0)
-    if isinstance(a, bool) or not isinstance(a, numbers.Real):
+    if not is_real(a):
         raise SpecError(f"acceptance must be in [0, 1], got acceptance={a!r}")
     k, a = int(k), float(a)
     expected_accepted_tokens(k, a)                   # validates the ranges
@@ -1804,8 +1801,7 @@ def _speculative_setting(setting):
 def _check_draft_cost(draft_cost):
     """``draft_cost``: None (priced) or a finite fraction of a plain step >= 0."""
     if draft_cost is not None and not (
-            isinstance(draft_cost, numbers.Real) and not isinstance(draft_cost, bool)
-            and math.isfinite(draft_cost) and draft_cost >= 0):
+            is_real(draft_cost) and math.isfinite(draft_cost) and draft_cost >= 0):
         raise SpecError(f"draft_cost must be a finite number >= 0 (a fraction of a plain "
                         f"step) or None (priced), got draft_cost={draft_cost!r}")
     return draft_cost
@@ -2580,8 +2576,7 @@ class _Sweep:
         isl, osl = int(isl), int(osl)
         _check_choice("mode", mode, MODES)
         _check_choice("definition", definition, tuple(DEFINITIONS))
-        if isinstance(usable_hbm, bool) or not (isinstance(usable_hbm, numbers.Real)
-                                                and 0 < usable_hbm <= 1):
+        if not (is_real(usable_hbm) and 0 < usable_hbm <= 1):
             raise SpecError(f"usable_hbm must be in (0, 1], got usable_hbm={usable_hbm!r}")
         bad = {"batch", "context", "layout", "tokens_per_sequence", "graph_batch",
                "parameters"} & set(decode_kwargs)
@@ -2591,10 +2586,8 @@ class _Sweep:
         self.m, self.fabric, self.isl, self.osl = m, fabric, isl, osl
         self.mode, self.definition = mode, definition
         self.usable = usable_hbm
-        if prefill_efficiency is not None and (
-                isinstance(prefill_efficiency, bool)
-                or not (isinstance(prefill_efficiency, numbers.Real)
-                        and 0 < prefill_efficiency <= 1)):
+        if prefill_efficiency is not None and not (
+                is_real(prefill_efficiency) and 0 < prefill_efficiency <= 1):
             raise SpecError(f"prefill_efficiency must be in (0, 1] or None (each GEMM at its "
                             f"published efficiency), got prefill_efficiency="
                             f"{prefill_efficiency!r}")
@@ -2918,7 +2911,7 @@ def pareto_front(points, x="tokens_per_s_user", y="tokens_per_s_gpu"):
     for p in points:
         for key in (x, y):
             v = get(p, key)
-            if isinstance(v, bool) or not isinstance(v, numbers.Real) or math.isnan(v):
+            if not is_real(v) or math.isnan(v):
                 raise SpecError(f"pareto_front: every point's {key} must be a number (not "
                                 f"nan), got {v!r}")
     order = sorted(range(len(points)), key=lambda i: (-get(points[i], x), -get(points[i], y),
@@ -2971,7 +2964,7 @@ class ServingFrontier:
         """The frontier's best tokens/s per GPU among points at least this fast per user,
         or None if none is."""
         v = tokens_per_s_user
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
+        if not is_real(v) or not (
                 math.isfinite(v) and v >= 0):
             # nan compares false with every point (None, silently); a bool is not a speed
             raise SpecError(f"tokens_per_s_user must be a finite number >= 0, got "

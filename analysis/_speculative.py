@@ -25,11 +25,10 @@ Examples
 """
 
 import math
-import numbers
 from dataclasses import dataclass
 
 from fabric import SpecError
-from fabric._units import is_int
+from fabric._units import is_int, is_real
 
 from ._decode import decode_step
 
@@ -47,14 +46,14 @@ def _check_k(k):
 def _check_cost(name, value, unit=""):
     """``value`` as a float if it is a finite number >= 0 (not a bool: True is no cost),
     else a SpecError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
+    if not is_real(value) or not (
             math.isfinite(value) and value >= 0):
         raise SpecError(f"{name} must be a finite number >= 0{unit}, got {name}={value!r}")
     return float(value)
 
 
 def _check_a(a):
-    if isinstance(a, bool) or not isinstance(a, numbers.Real) or not 0 <= a <= 1:
+    if not is_real(a) or not 0 <= a <= 1:
         raise SpecError(f"acceptance must be in [0, 1], got acceptance={a!r}")
     return float(a)
 
