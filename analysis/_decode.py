@@ -169,7 +169,7 @@ from ._gemm_measured import (
     trtllm_mla_bmm_time,
 )
 from ._mla_measured import mla_generation_parameters, mla_generation_time
-from ._models import WEIGHT_FORMATS, model_config
+from ._models import WEIGHT_FORMATS, _check_int, model_config
 
 __all__ = [
     "DECODE_HBM_EFFICIENCY",
@@ -2286,14 +2286,6 @@ def _check_number(name, value, minimum, unit="", *, strict=False):
     if not ok:
         raise SpecError(f"{name} must be a finite number {'>' if strict else '>='} {minimum}"
                         f"{unit}, got {name}={value!r}")
-
-
-def _check_int(name, value, minimum):
-    if not is_int(value):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
-    if value < minimum:
-        raise SpecError(f"{name} must be >= {minimum}, got {name}={value}")
-    return int(value)
 
 
 def _check_fraction(name, value, lo, hi, lo_open=False):
