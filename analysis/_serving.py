@@ -244,10 +244,7 @@ def prefill_gemm_efficiency(chip, math, part, efficiency=None):
         raise SpecError(f"chip must be a chip name or a fabric.ChipSpec, got "
                         f"{type(chip).__name__}")
     if efficiency is not None:
-        if not (is_real(efficiency) and 0 < efficiency <= 1):
-            raise SpecError(f"efficiency must be in (0, 1] or None (the published one), got "
-                            f"efficiency={efficiency!r}")
-        return float(efficiency)
+        return _share("efficiency", efficiency, " or None (the published one)")
     if part == "scores":
         return 1.0
     p = gemm_compute_efficiency(chip.generation, math, PREFILL_GEMM_KIND[part])
@@ -330,13 +327,23 @@ _SYSTEM_TCO = {"nvl72": "GB200 NVL72", "gb200-nvl72": "GB200 NVL72",
                "gb300-nvl72": "GB300 NVL72"}
 
 
-def _finite(name, value, *, positive=False):
+def _finite(name, value, *, positive=False, unit="", tail=""):
     """``value`` as a float if it is a finite real number ``>= 0`` (``> 0`` with
-    ``positive``), else a SpecError naming ``name`` (nan, inf, a bool, a string)."""
+    ``positive``), else a SpecError naming ``name`` (nan, inf, a bool, a string): "``name``
+    must be a finite number``unit`` >= 0``tail``". A float, so that a numpy float16 or
+    float32 (or a Fraction) computes as the number it is, not in its own precision."""
     if not is_real(value) or not (
             math.isfinite(value) and (value > 0 if positive else value >= 0)):
-        raise SpecError(f"{name} must be a finite number {'> 0' if positive else '>= 0'}, "
-                        f"got {name}={value!r}")
+        raise SpecError(f"{name} must be a finite number{unit} {'> 0' if positive else '>= 0'}"
+                        f"{tail}, got {name}={value!r}")
+    return float(value)
+
+
+def _share(name, value, tail=""):
+    """``value`` as a float if it is a real number in (0, 1] (an efficiency, a usable share
+    of memory), else a SpecError naming ``name``: "``name`` must be in (0, 1]``tail``"."""
+    if not (is_real(value) and 0 < value <= 1):
+        raise SpecError(f"{name} must be in (0, 1]{tail}, got {name}={value!r}")
     return float(value)
 
 
@@ -636,10 +643,7 @@ class PrefillTime:
         >>> round(h.exposed_launch(1.0) * 1e6, 6)
         9.0
         """
-        if not is_real(device) or not (
-                math.isfinite(device) and device >= 0):
-            raise SpecError(f"device must be a finite number of seconds >= 0, got "
-                            f"device={device!r}")
+        device = _finite("device", device, unit=" of seconds")
         if not self.launch_layers or not (self.launch or self.boundary):
             return 0.0
         heavy = sum(sum(flags) * r for flags, r in self.launch_layers)
@@ -693,11 +697,7 @@ class PrefillTime:
             return self.comm_at(tokens)
         if self.comm_one is None or self.isl < 2:
             return tokens * self.comm / self.isl
-        v = self.comm_one
-        if not is_real(v) or not (
-                math.isfinite(v) and v >= 0):
-            raise SpecError(f"comm_one must be a finite number of seconds >= 0 or None, got "
-                            f"comm_one={v!r}")
+        v = _finite("comm_one", self.comm_one, unit=" of seconds", tail=" or None")
         slope = max(0.0, (self.comm - v) / (self.isl - 1))
         return v + slope * (tokens - 1)
 
@@ -769,11 +769,8 @@ def eager_pass_seconds(kernel_seconds, *, launch=LAUNCH_OVERHEAD.value, repeat=1
     ds = [float(d) for d in ds]
     if any(not (math.isfinite(d) and d >= 0) for d in ds):
         raise SpecError(f"kernel_seconds must be finite numbers of seconds >= 0, got {ds!r}")
-    if not is_real(launch) or not (
-            math.isfinite(launch) and launch >= 0):
-        raise SpecError(f"launch must be a finite number of seconds >= 0, got "
-                        f"launch={launch!r}")
-    return _eager_makespan([(ds, _count("repeat", repeat, 1))], float(launch))
+    launch = _finite("launch", launch, unit=" of seconds")
+    return _eager_makespan([(ds, _count("repeat", repeat, 1))], launch)
 
 
 def _pass_kernel_names(m, lay):
@@ -1170,17 +1167,13 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     m = model_config(model)
     chip = fabric_chip(fabric, chip)
     isl = _count("isl", isl, 1)
-    for name, v in (("launch_overhead", launch_overhead),
-                    ("graph_kernel_overhead", graph_kernel_overhead)):
-        if not is_real(v) or not (
-                math.isfinite(v) and v >= 0):
-            raise SpecError(f"{name} must be a finite number of seconds >= 0, got "
-                            f"{name}={v!r}")
-    for name, v in (("efficiency", efficiency), ("hbm_efficiency", hbm_efficiency)):
-        if v is None:
-            continue
-        if not (is_real(v) and 0 < v <= 1):
-            raise SpecError(f"{name} must be in (0, 1], got {name}={v!r}")
+    launch_overhead = _finite("launch_overhead", launch_overhead, unit=" of seconds")
+    graph_kernel_overhead = _finite("graph_kernel_overhead", graph_kernel_overhead,
+                                    unit=" of seconds")
+    if efficiency is not None:
+        efficiency = _share("efficiency", efficiency)
+    if hbm_efficiency is not None:
+        hbm_efficiency = _share("hbm_efficiency", hbm_efficiency)
     lay = parse_layout(layout, fabric.n_endpoints)
     n, tp, dp, ep = lay.chips, lay.tp, lay.dp, lay.ep
     if instance is None:
@@ -1487,12 +1480,9 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk, step_launch=0
     if not isinstance(prefill, PrefillTime):
         raise SpecError(f"prefill must be a PrefillTime (analysis.prefill_time), got "
                         f"{type(prefill).__name__}")
-    for name, v in (("step_weights", step_weights), ("step_compute", step_compute),
-                    ("step_launch", step_launch)):
-        if not is_real(v) or not (
-                math.isfinite(v) and v >= 0):
-            raise SpecError(f"{name} must be a finite number of seconds >= 0, got "
-                            f"{name}={v!r}")
+    step_weights = _finite("step_weights", step_weights, unit=" of seconds")
+    step_compute = _finite("step_compute", step_compute, unit=" of seconds")
+    step_launch = _finite("step_launch", step_launch, unit=" of seconds")
     _count("chunk", chunk, 0, "prompt tokens")
     # a PrefillTime built by hand (as below) is checked as prefill_time's own would hold:
     # isl 0 divided by zero, a negative isl or time gave a negative saving, nan read as 0
@@ -1625,8 +1615,7 @@ def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTIO
     """
     m = model_config(model)
     chip = fabric_chip(fabric, chip)
-    if not (is_real(usable_hbm) and 0 < usable_hbm <= 1):
-        raise SpecError(f"usable_hbm must be in (0, 1], got usable_hbm={usable_hbm!r}")
+    usable_hbm = _share("usable_hbm", usable_hbm)
     out = []
     for n in instance_sizes(fabric):
         if n > m.routed_experts or m.weight_bytes_total > n * chip.hbm_bytes * usable_hbm:
@@ -1800,11 +1789,10 @@ def _speculative_setting(setting):
 
 def _check_draft_cost(draft_cost):
     """``draft_cost``: None (priced) or a finite fraction of a plain step >= 0."""
-    if draft_cost is not None and not (
-            is_real(draft_cost) and math.isfinite(draft_cost) and draft_cost >= 0):
-        raise SpecError(f"draft_cost must be a finite number >= 0 (a fraction of a plain "
-                        f"step) or None (priced), got draft_cost={draft_cost!r}")
-    return draft_cost
+    if draft_cost is None:
+        return None
+    return _finite("draft_cost", draft_cost,
+                   tail=" (a fraction of a plain step) or None (priced)")
 
 
 def _no_mtp(m):
@@ -2047,7 +2035,7 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
     if batch < fr.micro:
         raise SpecError(f"micro_batches={fr.micro} exceeds batch={batch}: each micro-batch "
                         f"needs at least one sequence")
-    _check_draft_cost(draft_cost)
+    draft_cost = _check_draft_cost(draft_cost)
     if k and draft_cost is None and not m.mtp_modules:
         raise SpecError(_no_mtp(m))
     lay = str(parse_layout(layout, fabric.n_endpoints))
@@ -2576,8 +2564,7 @@ class _Sweep:
         isl, osl = int(isl), int(osl)
         _check_choice("mode", mode, MODES)
         _check_choice("definition", definition, tuple(DEFINITIONS))
-        if not (is_real(usable_hbm) and 0 < usable_hbm <= 1):
-            raise SpecError(f"usable_hbm must be in (0, 1], got usable_hbm={usable_hbm!r}")
+        usable_hbm = _share("usable_hbm", usable_hbm)
         bad = {"batch", "context", "layout", "tokens_per_sequence", "graph_batch",
                "parameters"} & set(decode_kwargs)
         if bad:
@@ -2586,11 +2573,9 @@ class _Sweep:
         self.m, self.fabric, self.isl, self.osl = m, fabric, isl, osl
         self.mode, self.definition = mode, definition
         self.usable = usable_hbm
-        if prefill_efficiency is not None and not (
-                is_real(prefill_efficiency) and 0 < prefill_efficiency <= 1):
-            raise SpecError(f"prefill_efficiency must be in (0, 1] or None (each GEMM at its "
-                            f"published efficiency), got prefill_efficiency="
-                            f"{prefill_efficiency!r}")
+        if prefill_efficiency is not None:
+            prefill_efficiency = _share("prefill_efficiency", prefill_efficiency,
+                                        " or None (each GEMM at its published efficiency)")
         # one GEMM efficiency for prefill and decode: a compute_efficiency given for the
         # decode steps prices the prompts' GEMMs too, unless prefill_efficiency says otherwise
         self.eff = (decode_kwargs.get("compute_efficiency") if prefill_efficiency is None
@@ -2963,12 +2948,8 @@ class ServingFrontier:
     def at_interactivity(self, tokens_per_s_user):
         """The frontier's best tokens/s per GPU among points at least this fast per user,
         or None if none is."""
-        v = tokens_per_s_user
-        if not is_real(v) or not (
-                math.isfinite(v) and v >= 0):
-            # nan compares false with every point (None, silently); a bool is not a speed
-            raise SpecError(f"tokens_per_s_user must be a finite number >= 0, got "
-                            f"tokens_per_s_user={v!r}")
+        # nan compares false with every point (None, silently); a bool is not a speed
+        tokens_per_s_user = _finite("tokens_per_s_user", tokens_per_s_user)
         ok = [p for p in self.points if p.tokens_per_s_user >= tokens_per_s_user]
         return max(ok, key=lambda p: p.tokens_per_s_gpu) if ok else None
 
@@ -3109,7 +3090,7 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         if batches[0] < sw.micro:
             raise SpecError(f"micro_batches={sw.micro} exceeds batch={batches[0]}: each "
                             f"micro-batch needs at least one sequence")
-    _check_draft_cost(draft_cost)
+    draft_cost = _check_draft_cost(draft_cost)
     unpriced = []
     if draft_cost is None and not m.mtp_modules and any(k for k, _ in spec):
         # no MTP module to price a draft from: plain decoding only, and say so

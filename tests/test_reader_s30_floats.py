@@ -1,0 +1,68 @@
+"""Session 30 (reader): the serving model's checks hand on the number they checked as a float.
+
+A numpy float16 or float32 (or a Fraction) passed every "finite number >= 0" or "in (0, 1]"
+check of ``analysis._serving`` but was used as given, so the model computed in its precision:
+``candidate_layouts(usable_hbm=np.float16(0.5))`` overflowed float16 in ``hbm_bytes x share``
+and listed 13 layouts where 0.5 lists 5, ``prefill_time(hbm_efficiency=np.float32(0.5))``
+answered a float32. One ``_finite`` and one ``_share`` check now return ``float(value)`` at every
+such site; their messages are the ones each site spelled before.
+"""
+import fractions
+
+import numpy as np
+import pytest
+
+import analysis
+from analysis import _serving
+from fabric import SpecError
+from tests.degrade import built
+
+HALF = [np.float16(0.5), np.float32(0.5), np.float64(0.5), fractions.Fraction(1, 2)]
+
+
+@pytest.mark.parametrize("half", HALF, ids=lambda v: type(v).__name__)
+def test_a_share_computes_as_the_float_it_is(half):
+    f = built("hgx-b200")
+    assert (analysis.candidate_layouts("deepseek-v3", f, usable_hbm=half)
+            == analysis.candidate_layouts("deepseek-v3", f, usable_hbm=0.5))
+    p = analysis.prefill_time("deepseek-v3", f, isl=64, hbm_efficiency=half)
+    assert type(p.total) is float
+    assert p == analysis.prefill_time("deepseek-v3", f, isl=64, hbm_efficiency=0.5)
+
+
+@pytest.mark.parametrize("half", HALF, ids=lambda v: type(v).__name__)
+def test_seconds_compute_as_the_float_they_are(half):
+    p = _serving.PrefillTime(isl=101, flops=0.0, compute=0.0, weights=0.0, comm=2.0,
+                             total=0.0, comm_one=half)
+    assert type(p.chunk_comm(1)) is float and p.chunk_comm(51) == 1.25
+    assert type(_serving._check_draft_cost(half)) is float
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: analysis.eager_pass_seconds([1e-6], launch=-1),
+     "launch must be a finite number of seconds >= 0, got launch=-1"),
+    (lambda: analysis.prefill_gemm_efficiency("h100", "bf16", "attention", 0),
+     "efficiency must be in (0, 1] or None (the published one), got efficiency=0"),
+    (lambda: _serving._check_draft_cost(True),
+     "draft_cost must be a finite number >= 0 (a fraction of a plain step) or None (priced), "
+     "got draft_cost=True"),
+    (lambda: _serving.PrefillTime(isl=3, flops=0.0, compute=0.0, weights=0.0, comm=1.0,
+                                  total=0.0, comm_one=np.nan).chunk_comm(2),
+     "comm_one must be a finite number of seconds >= 0 or None, got comm_one=nan"),
+])
+def test_the_messages_are_each_sites_own(call, message):
+    with pytest.raises(SpecError) as e:
+        call()
+    assert str(e.value) == message
+
+
+def test_equalize_and_bill_of_materials_compute_as_the_float_given():
+    """The same at two unowned modules: equalize's target (float16: 'fixed cost above the
+    target' for a target it meets) and bill_of_materials' rack_chips_factor (a Fraction
+    failed in a format string)."""
+    f = built("hgx-b200")
+    scale = analysis.equalize(f, 0.5)[0]
+    assert analysis.equalize(f, np.float16(0.5))[0] == scale
+    assert type(analysis.equalize(f, np.float32(0.5))[0]) is float
+    assert (analysis.bill_of_materials(f, rack_chips_factor=fractions.Fraction(1, 2)).as_dict()
+            == analysis.bill_of_materials(f, rack_chips_factor=0.5).as_dict())
