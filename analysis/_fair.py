@@ -121,6 +121,7 @@ def equalize(f, target, basis="cost", book="street-2026"):
         raise ValueError(f"basis must be one of {_BASES}, got {basis!r}")
     if not (is_real(target) and math.isfinite(target) and target > 0):
         raise ValueError(f"target must be a positive finite {basis} per chip, got {target!r}")
+    target = float(target)      # a numpy float16 or float32 computes as the number it is
     c1 = _per_chip(f, basis, book)
     c2 = _per_chip(scale_links(f, 2.0), basis, book)
     slope = c2 - c1
