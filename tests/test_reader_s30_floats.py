@@ -44,8 +44,8 @@ def test_seconds_compute_as_the_float_they_are(half):
     (lambda: analysis.prefill_gemm_efficiency("h100", "bf16", "attention", 0),
      "efficiency must be in (0, 1] or None (the published one), got efficiency=0"),
     (lambda: _serving._check_draft_cost(True),
-     "draft_cost must be a finite number >= 0 (a fraction of a plain step) or None (priced), "
-     "got draft_cost=True"),
+     ("draft_cost must be a finite number >= 0 (a fraction of a plain step) or None (priced), "
+      "got draft_cost=True")),
     (lambda: _serving.PrefillTime(isl=3, flops=0.0, compute=0.0, weights=0.0, comm=1.0,
                                   total=0.0, comm_one=np.nan).chunk_comm(2),
      "comm_one must be a finite number of seconds >= 0 or None, got comm_one=nan"),
