@@ -169,7 +169,7 @@ from ._gemm_measured import (
     trtllm_mla_bmm_time,
 )
 from ._mla_measured import mla_generation_parameters, mla_generation_time
-from ._models import WEIGHT_FORMATS, _check_int, model_config
+from ._models import WEIGHT_FORMATS, check_int, model_config
 
 __all__ = [
     "DECODE_HBM_EFFICIENCY",
@@ -2621,7 +2621,7 @@ def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, t
     ``cuda_graphs`` a bool (TypeError); an unknown model, chip or engine is a SpecError
     whatever the other arguments.
     """
-    tp, tokens = _check_int("tp", tp, 1), _check_int("tokens", tokens, 1)
+    tp, tokens = check_int("tp", tp, 1), check_int("tokens", tokens, 1)
     if not isinstance(cuda_graphs, bool):
         raise TypeError(f"cuda_graphs must be a bool, got {cuda_graphs!r}")
     if not isinstance(engine, str) or engine not in ENGINE_KERNELS:
@@ -3072,9 +3072,9 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                             f"serving's draft_cost=")
         m = _mtp_block(m)
     chip = fabric_chip(fabric, chip)
-    batch = _check_int("batch", batch, 1)
-    context = _check_int("context", context, 0)
-    q = _check_int("tokens_per_sequence", tokens_per_sequence, 1)
+    batch = check_int("batch", batch, 1)
+    context = check_int("context", context, 0)
+    q = check_int("tokens_per_sequence", tokens_per_sequence, 1)
     if isinstance(overlap, str) and overlap != TWO_BATCH:
         raise SpecError(f"overlap must be a fraction in [0, 1] or {TWO_BATCH!r}, "
                         f"got {overlap!r}")
@@ -3104,7 +3104,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     if not padded:
         graph_batch = batch
     else:
-        graph_batch = _check_int("graph_batch", graph_batch, 1)
+        graph_batch = check_int("graph_batch", graph_batch, 1)
         if graph_batch < batch:
             raise SpecError(f"graph_batch={graph_batch} is smaller than batch={batch}: a padded "
                             f"graph holds at least the real sequences")
@@ -3530,7 +3530,7 @@ def slowest_group_seconds(fabric, op, nbytes, positions, size, **kwargs):
     ``positions`` must be non-empty and a whole number of groups of ``size`` (SpecError).
     """
     positions = tuple(positions)
-    size = _check_int("size", size, 1)
+    size = check_int("size", size, 1)
     if not positions or len(positions) % size:
         raise SpecError(f"slowest_group_seconds: {len(positions)} positions are not a whole, "
                         f"non-zero number of groups of {size}")

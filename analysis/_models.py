@@ -130,7 +130,7 @@ __all__ = ["GQA", "INDEX_KEY_BYTES", "MLA", "MODELS", "UNQUANTIZED_PARTS", "WEIG
            "MoEModel", "WeightFormat", "load_model_toml", "model_config"]
 
 
-def _check_int(name, value, minimum):
+def check_int(name, value, minimum):
     """``value`` as a Python int if it is an integer (:func:`fabric._units.is_int`: numpy's
     too) >= ``minimum``, else a TypeError or SpecError naming ``name``: the models' and the
     decode model's one count check."""
@@ -142,10 +142,10 @@ def _check_int(name, value, minimum):
 
 
 def _set_ints(obj, names, minimum):
-    """Check the int fields ``names`` of the frozen dataclass ``obj`` (:func:`_check_int`)
+    """Check the int fields ``names`` of the frozen dataclass ``obj`` (:func:`check_int`)
     and store them as Python ints: a numpy int computes as the int it equals."""
     for f in names:
-        object.__setattr__(obj, f, _check_int(f, getattr(obj, f), minimum))
+        object.__setattr__(obj, f, check_int(f, getattr(obj, f), minimum))
 
 
 def _format(name, what):
@@ -740,7 +740,7 @@ class MoEModel:
         >>> round(m.attention_params_per_rank(8) / 1e6, 2), round(m.attention_params / 8 / 1e6, 2)
         (36.64, 23.39)
         """
-        tp = _check_int("tp", tp, 1)
+        tp = check_int("tp", tp, 1)
         if tp == 1:
             return self.attention_params
         rep = self.attention.replicated_params(self.hidden)

@@ -1,4 +1,4 @@
-"""Session 30 (reader): the models' count check is the decode model's (``_check_int``).
+"""Session 30 (reader): the models' count check is the decode model's (``check_int``).
 
 ``analysis._models._positive_int`` was ``analysis._decode._check_int``'s twin (the same texts)
 but refused a numpy int (``dataclasses.replace(m, layers=np.int64(3))``: TypeError) where every
@@ -16,7 +16,7 @@ from fabric import SpecError
 
 
 def test_one_count_check():
-    assert _decode._check_int is _models._check_int
+    assert _decode.check_int is _models.check_int
     assert not hasattr(_models, "_positive_int")
 
 
