@@ -118,7 +118,7 @@ import types
 from dataclasses import dataclass
 
 from fabric import Fabric, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
-from fabric._units import is_int, is_real
+from fabric._units import is_int, is_real, items_of
 
 from ._decode import (
     DECODE_HBM_EFFICIENCY,
@@ -1180,8 +1180,9 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
         pos = instance_chips(fabric, n, tp=tp)
     else:
         where = {c: i for i, c in enumerate(fabric.endpoints)}
-        names = [instance] if isinstance(instance, str) else (
-            list(instance) if hasattr(instance, "__iter__") else [instance])
+        names = items_of(instance)
+        if names is None:               # one chip named bare
+            names = [instance]
         pos = tuple(where.get(c, -1) if isinstance(c, str) else -1 for c in names)
         if len(pos) != n or -1 in pos or len(set(pos)) != n:
             bad = [c for c, p in zip(names, pos) if p < 0]
@@ -2119,10 +2120,9 @@ class ClosedLoopRun:
 
 
 def _lengths(name, values):
-    try:
-        vals = list(values)
-    except TypeError:
-        raise SpecError(f"{name} must be a sequence of integers >= 1, got {values!r}") from None
+    vals = items_of(values)
+    if vals is None:
+        raise SpecError(f"{name} must be a sequence of integers >= 1, got {values!r}")
     # ``type(v) is int`` first: a run's lengths are plain ints, and the ABC check of each of
     # 100,000 of them is most of a long run's set-up
     if not vals or any(type(v) is not int and not is_int(v) or v < 1 for v in vals):
@@ -3064,10 +3064,11 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                 decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches,
                 adp_balance=adp_balance, max_batched_tokens=max_batched_tokens,
                 kv_inflow=kv_inflow)
-    if isinstance(speculative, (str, bytes)) or not hasattr(speculative, "__iter__"):
+    settings = items_of(speculative)
+    if settings is None:
         raise SpecError(f"speculative must be a sequence of (draft_length, acceptance) "
                         f"settings, e.g. ((0, 0.0),), got {speculative!r}")
-    spec = tuple(_speculative_setting(s) for s in speculative)
+    spec = tuple(_speculative_setting(s) for s in settings)
     if not spec:
         raise SpecError("speculative must name at least one setting, e.g. ((0, 0.0),)")
     if not isinstance(keep_all, bool):
@@ -3076,17 +3077,17 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         raise SpecError(f"n_batches must be an integer >= 2 (the thinned grid keeps the "
                         f"smallest and the largest batch; pass batches= for one), got "
                         f"n_batches={n_batches!r}")
-    if layouts is not None and not isinstance(layouts, (str, bytes)) and hasattr(
-            layouts, "__iter__"):
-        layouts = list(layouts)
+    listed = None if layouts is None else items_of(layouts)
+    if listed is not None:              # a sequence (a string is one layout: refused below)
+        layouts = listed
     if layouts is not None and (not isinstance(layouts, list) or not layouts):
         raise SpecError(f"layouts must be a non-empty sequence of layouts (e.g. ['tp=8']) "
                         f"or None (search them all), got {layouts!r}")
     if batches is not None:
-        batches = sorted(set(batches))
-        if not batches or any(not is_int(b) or b < 1 for b in batches):
+        given = items_of(batches)
+        if not given or any(not is_int(b) or b < 1 for b in given):
             raise SpecError(f"batches must be integers >= 1, got {batches!r}")
-        batches = [int(b) for b in batches]     # numpy integers as n_batches takes them
+        batches = sorted({int(b) for b in given})   # numpy integers as n_batches takes them
         if batches[0] < sw.micro:
             raise SpecError(f"micro_batches={sw.micro} exceeds batch={batches[0]}: each "
                             f"micro-batch needs at least one sequence")
