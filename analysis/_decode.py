@@ -2278,14 +2278,15 @@ def _default_collective(fabric, op, nbytes, *, algorithm, ranks, transport, **kw
 
 
 def _check_number(name, value, minimum, unit="", *, strict=False):
-    """Refuse ``value`` unless it is a finite real number (not a bool) >= ``minimum`` (>
-    with ``strict``); ``unit`` names its unit in the message."""
-    ok = (isinstance(value, (int, float, np.integer, np.floating))
-          and not isinstance(value, bool) and math.isfinite(value)
+    """``value`` as a float if it is a finite real number (:func:`fabric._units.is_real`)
+    >= ``minimum`` (> with ``strict``), else a SpecError naming it (``unit`` its unit in the
+    message). A float, so that a numpy float16 or float32 computes as the number it is."""
+    ok = (is_real(value) and math.isfinite(value)
           and (value > minimum if strict else value >= minimum))
     if not ok:
         raise SpecError(f"{name} must be a finite number {'>' if strict else '>='} {minimum}"
                         f"{unit}, got {name}={value!r}")
+    return float(value)
 
 
 def _check_fraction(name, value, lo, hi, lo_open=False):
@@ -3087,11 +3088,12 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                _check_fraction("hbm_efficiency", hbm_efficiency, 0.0, 1.0, lo_open=True))
     fl_eff = (None if compute_efficiency is None else
               _check_fraction("compute_efficiency", compute_efficiency, 0.0, 1.0, lo_open=True))
-    _check_number("fusion_factor", fusion_factor, 1)
-    for name, v in (("launch_overhead", launch_overhead), ("min_kernel_time", min_kernel_time),
-                    ("gemm_fixed_time", gemm_fixed_time),
-                    ("graph_kernel_overhead", graph_kernel_overhead)):
-        _check_number(name, v, 0, " seconds")
+    fusion_factor = _check_number("fusion_factor", fusion_factor, 1)
+    launch_overhead = _check_number("launch_overhead", launch_overhead, 0, " seconds")
+    min_kernel_time = _check_number("min_kernel_time", min_kernel_time, 0, " seconds")
+    gemm_fixed_time = _check_number("gemm_fixed_time", gemm_fixed_time, 0, " seconds")
+    graph_kernel_overhead = _check_number("graph_kernel_overhead", graph_kernel_overhead, 0,
+                                          " seconds")
     floors = _check_floors(kernel_floors)
     if not isinstance(cuda_graphs, bool):
         raise TypeError(f"cuda_graphs must be True or False, got {cuda_graphs!r}")

@@ -66,3 +66,23 @@ def test_equalize_and_bill_of_materials_compute_as_the_float_given():
     assert type(analysis.equalize(f, np.float32(0.5))[0]) is float
     assert (analysis.bill_of_materials(f, rack_chips_factor=fractions.Fraction(1, 2)).as_dict()
             == analysis.bill_of_materials(f, rack_chips_factor=0.5).as_dict())
+
+
+@pytest.mark.parametrize("kw", [{"fusion_factor": 2.5}, {"launch_overhead": 3e-6,
+                                                        "cuda_graphs": False},
+                                {"graph_kernel_overhead": 2e-6}])
+def test_decode_step_computes_its_numbers_as_floats(kw):
+    """decode_step's checked numbers (fusion_factor and the four kernel times) were stored as
+    given: fusion_factor=np.float16(2.5) answered a float16 step time (0.01168 s where 2.5
+    gives 0.0116130 s), a Fraction was refused where decode's fractions take one."""
+    f = built("hgx-b200")
+    name, value = next(iter(kw.items()))
+    rest = {k: v for k, v in kw.items() if k != name}
+
+    def step(v):
+        return analysis.decode_step("deepseek-v3", f, batch=8, context=64, **rest, **{name: v})
+
+    for v in (np.float32(value), np.float16(value), fractions.Fraction(value)):
+        got = step(v).time
+        assert type(got) is float
+        assert got == step(float(v)).time      # the number given, computed in float64
