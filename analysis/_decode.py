@@ -2277,24 +2277,44 @@ def _default_collective(fabric, op, nbytes, *, algorithm, ranks, transport, **kw
         raise
 
 
-def _check_number(name, value, minimum, unit="", *, strict=False):
+def check_number(name, value, minimum=0, unit="", *, strict=False, tail=""):
     """``value`` as a float if it is a finite real number (:func:`fabric._units.is_real`)
-    >= ``minimum`` (> with ``strict``), else a SpecError naming it (``unit`` its unit in the
-    message). A float, so that a numpy float16 or float32 computes as the number it is."""
+    >= ``minimum`` (> with ``strict``), else a SpecError naming it: "``name`` must be a
+    finite number >= ``minimum````unit````tail``". A float, so that a numpy float16 or
+    float32 (or a Fraction) computes as the number it is. The decode, serving and
+    speculative models' one check of a number (:func:`check_fraction` of one in a range).
+
+    >>> check_number("launch", 2, unit=" seconds"), check_number("x", 1.5, 1, strict=True)
+    (2.0, 1.5)
+    >>> check_number("launch", -1, unit=" seconds")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: launch must be a finite number >= 0 seconds, got launch=-1
+    """
     ok = (is_real(value) and math.isfinite(value)
           and (value > minimum if strict else value >= minimum))
     if not ok:
         raise SpecError(f"{name} must be a finite number {'>' if strict else '>='} {minimum}"
-                        f"{unit}, got {name}={value!r}")
+                        f"{unit}{tail}, got {name}={value!r}")
     return float(value)
 
 
-def _check_fraction(name, value, lo, hi, lo_open=False):
+def check_fraction(name, value, lo, hi, lo_open=False, tail=""):
+    """``value`` as a float if it is a real number in ``[lo, hi]`` (``(lo, hi]`` with
+    ``lo_open``), else a SpecError naming it: "``name`` must be in [lo, hi]``tail``".
+
+    >>> check_fraction("usable_hbm", 0.9, 0, 1, lo_open=True)
+    0.9
+    >>> check_fraction("usable_hbm", 0, 0, 1, lo_open=True)
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: usable_hbm must be in (0, 1], got usable_hbm=0
+    """
     ok = (is_real(value)
           and math.isfinite(value) and (value > lo if lo_open else value >= lo) and value <= hi)
     if not ok:
         bound = f"({lo}, {hi}]" if lo_open else f"[{lo}, {hi}]"
-        raise SpecError(f"{name} must be in {bound}, got {name}={value!r}")
+        raise SpecError(f"{name} must be in {bound}{tail}, got {name}={value!r}")
     return float(value)
 
 
@@ -3080,19 +3100,19 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
         raise SpecError(f"overlap must be a fraction in [0, 1] or {TWO_BATCH!r}, "
                         f"got {overlap!r}")
     overlap = (TWO_BATCH if isinstance(overlap, str)
-               else _check_fraction("overlap", overlap, 0.0, 1.0))
+               else check_fraction("overlap", overlap, 0.0, 1.0))
     # None: the published per-kernel streaming rates where a kernel has one, the default
     # fraction for every other read; a given fraction: every read at it
     published_rates = hbm_efficiency is None
     hbm_eff = (DECODE_HBM_EFFICIENCY.value if published_rates else
-               _check_fraction("hbm_efficiency", hbm_efficiency, 0.0, 1.0, lo_open=True))
+               check_fraction("hbm_efficiency", hbm_efficiency, 0.0, 1.0, lo_open=True))
     fl_eff = (None if compute_efficiency is None else
-              _check_fraction("compute_efficiency", compute_efficiency, 0.0, 1.0, lo_open=True))
-    fusion_factor = _check_number("fusion_factor", fusion_factor, 1)
-    launch_overhead = _check_number("launch_overhead", launch_overhead, 0, " seconds")
-    min_kernel_time = _check_number("min_kernel_time", min_kernel_time, 0, " seconds")
-    gemm_fixed_time = _check_number("gemm_fixed_time", gemm_fixed_time, 0, " seconds")
-    graph_kernel_overhead = _check_number("graph_kernel_overhead", graph_kernel_overhead, 0,
+              check_fraction("compute_efficiency", compute_efficiency, 0.0, 1.0, lo_open=True))
+    fusion_factor = check_number("fusion_factor", fusion_factor, 1)
+    launch_overhead = check_number("launch_overhead", launch_overhead, 0, " seconds")
+    min_kernel_time = check_number("min_kernel_time", min_kernel_time, 0, " seconds")
+    gemm_fixed_time = check_number("gemm_fixed_time", gemm_fixed_time, 0, " seconds")
+    graph_kernel_overhead = check_number("graph_kernel_overhead", graph_kernel_overhead, 0,
                                           " seconds")
     floors = _check_floors(kernel_floors)
     if not isinstance(cuda_graphs, bool):
@@ -3123,7 +3143,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
         raise SpecError(f"moe_backend='trtllm' is TensorRT-LLM's trtllm-gen MoE, on Blackwell "
                         f"chips: got engine {engine!r} on {chip.name} ({chip.generation})")
     if moe_hbm_efficiency is not None:
-        moe_eff = _check_fraction("moe_hbm_efficiency", moe_hbm_efficiency, 0.0, 1.0,
+        moe_eff = check_fraction("moe_hbm_efficiency", moe_hbm_efficiency, 0.0, 1.0,
                                   lo_open=True)
     elif cuda_graphs and engine == "vllm" and m.expert_format == "int4-g32":
         moe_eff = VLLM_INT4_MOE_HBM_EFFICIENCY.value
@@ -3141,7 +3161,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
         raise SpecError(f"transport must be 'loadstore', 'rdma' or None, got {transport!r}")
     lay = parse_layout(layout, fabric.n_endpoints)
     if expert_balance is not None:
-        expert_balance = _check_fraction("expert_balance", expert_balance, 0.0, 1.0,
+        expert_balance = check_fraction("expert_balance", expert_balance, 0.0, 1.0,
                                          lo_open=True)
         if lay.etp > 1:
             raise SpecError(f"expert_balance is the balance of expert-parallel ranks; layout "
@@ -3155,7 +3175,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                         f"{m.routed_experts} routed experts")
     for name, b in (("dispatch_bytes", dispatch_bytes), ("combine_bytes", combine_bytes)):
         if b is not None:
-            _check_number(name, b, 0, " bytes", strict=True)
+            check_number(name, b, 0, " bytes", strict=True)
     gathers = trtllm_gathers(m, chip, lay, engine, ep_kernel)
     dispatch_b = ((trtllm_gather_element_bytes(m, chip) if gathers else m.activation_bytes)
                   if dispatch_bytes is None else float(dispatch_bytes))
@@ -3258,7 +3278,7 @@ def _check_floors(kernel_floors):
         if cls not in classes:
             raise SpecError(f"kernel_floors: unknown kernel class {cls!r}; classes: "
                             f"{sorted(classes)}")
-        _check_number(f"kernel_floors[{cls!r}]", val, 0, " seconds")
+        check_number(f"kernel_floors[{cls!r}]", val, 0, " seconds")
         extra = max(0.0, float(val) - EMPTY_KERNEL_TIME.value)
         if extra > 0:
             out.append((cls, extra))

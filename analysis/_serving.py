@@ -129,6 +129,8 @@ from ._decode import (
     KERNELS,
     LAUNCH_OVERHEAD,
     TWO_BATCH,
+    check_fraction,
+    check_number,
     check_trtllm_release,
     collective_holds_starts,
     collective_seconds,
@@ -244,7 +246,8 @@ def prefill_gemm_efficiency(chip, math, part, efficiency=None):
         raise SpecError(f"chip must be a chip name or a fabric.ChipSpec, got "
                         f"{type(chip).__name__}")
     if efficiency is not None:
-        return _share("efficiency", efficiency, " or None (the published one)")
+        return check_fraction("efficiency", efficiency, 0, 1, lo_open=True,
+                              tail=" or None (the published one)")
     if part == "scores":
         return 1.0
     p = gemm_compute_efficiency(chip.generation, math, PREFILL_GEMM_KIND[part])
@@ -327,26 +330,6 @@ _SYSTEM_TCO = {"nvl72": "GB200 NVL72", "gb200-nvl72": "GB200 NVL72",
                "gb300-nvl72": "GB300 NVL72"}
 
 
-def _finite(name, value, *, positive=False, unit="", tail=""):
-    """``value`` as a float if it is a finite real number ``>= 0`` (``> 0`` with
-    ``positive``), else a SpecError naming ``name`` (nan, inf, a bool, a string): "``name``
-    must be a finite number``unit`` >= 0``tail``". A float, so that a numpy float16 or
-    float32 (or a Fraction) computes as the number it is, not in its own precision."""
-    if not is_real(value) or not (
-            math.isfinite(value) and (value > 0 if positive else value >= 0)):
-        raise SpecError(f"{name} must be a finite number{unit} {'> 0' if positive else '>= 0'}"
-                        f"{tail}, got {name}={value!r}")
-    return float(value)
-
-
-def _share(name, value, tail=""):
-    """``value`` as a float if it is a real number in (0, 1] (an efficiency, a usable share
-    of memory), else a SpecError naming ``name``: "``name`` must be in (0, 1]``tail``"."""
-    if not (is_real(value) and 0 < value <= 1):
-        raise SpecError(f"{name} must be in (0, 1]{tail}, got {name}={value!r}")
-    return float(value)
-
-
 def cost_per_million_tokens(tokens_per_s_gpu, usd_per_gpu_hour):
     """``$ per GPU-hour / (tokens/s per GPU x 3600 / 1e6)``.
 
@@ -355,8 +338,8 @@ def cost_per_million_tokens(tokens_per_s_gpu, usd_per_gpu_hour):
 
     Both must be finite: nan, inf or a negative figure is refused by name.
     """
-    tokens_per_s_gpu = _finite("tokens_per_s_gpu", tokens_per_s_gpu, positive=True)
-    usd_per_gpu_hour = _finite("usd_per_gpu_hour", usd_per_gpu_hour)
+    tokens_per_s_gpu = check_number("tokens_per_s_gpu", tokens_per_s_gpu, strict=True)
+    usd_per_gpu_hour = check_number("usd_per_gpu_hour", usd_per_gpu_hour)
     return usd_per_gpu_hour / (tokens_per_s_gpu * 3600 / 1e6)
 
 
@@ -370,8 +353,8 @@ def tokens_per_s_per_mw(tokens_per_s_gpu, kw_per_gpu):
     ...
     fabric.SpecError: tokens_per_s_gpu must be a finite number >= 0, got tokens_per_s_gpu=nan
     """
-    tokens_per_s_gpu = _finite("tokens_per_s_gpu", tokens_per_s_gpu)
-    kw_per_gpu = _finite("kw_per_gpu", kw_per_gpu, positive=True)
+    tokens_per_s_gpu = check_number("tokens_per_s_gpu", tokens_per_s_gpu)
+    kw_per_gpu = check_number("kw_per_gpu", kw_per_gpu, strict=True)
     return tokens_per_s_gpu / (kw_per_gpu / 1000.0)
 
 
@@ -424,9 +407,9 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
     if tier not in TIERS:
         raise SpecError(f"tier must be one of {', '.join(TIERS)}, got {tier!r}")
     if kw_per_gpu is not None:
-        kw_per_gpu = _finite("kw_per_gpu", kw_per_gpu, positive=True)
+        kw_per_gpu = check_number("kw_per_gpu", kw_per_gpu, strict=True)
     if chip_price is not None:
-        chip_price = _finite("chip_price", chip_price, positive=True)
+        chip_price = check_number("chip_price", chip_price, strict=True)
     chip = fabric.chip
     # a failure renames the fabric ("nvl72 without 1 link"); the hardware paid for is the same
     built = fabric if fabric.intact is None else fabric.intact
@@ -454,7 +437,7 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
         raise SpecError(f"no published GPU-hour price for {fabric.name!r} (chip "
                         f"{getattr(chip, 'name', chip)!r}): give chip_price (dollars per chip "
                         "with its server share)")
-    chip_price = _finite("chip_price", chip_price, positive=True)
+    chip_price = check_number("chip_price", chip_price, strict=True)
     kw_source = "user" if kw_per_gpu is not None else "analysis.bill_of_materials (IT power)"
     if bom is None:
         if kw_per_gpu is None:
@@ -643,7 +626,7 @@ class PrefillTime:
         >>> round(h.exposed_launch(1.0) * 1e6, 6)
         9.0
         """
-        device = _finite("device", device, unit=" of seconds")
+        device = check_number("device", device, unit=" seconds")
         if not self.launch_layers or not (self.launch or self.boundary):
             return 0.0
         heavy = sum(sum(flags) * r for flags, r in self.launch_layers)
@@ -697,7 +680,7 @@ class PrefillTime:
             return self.comm_at(tokens)
         if self.comm_one is None or self.isl < 2:
             return tokens * self.comm / self.isl
-        v = _finite("comm_one", self.comm_one, unit=" of seconds", tail=" or None")
+        v = check_number("comm_one", self.comm_one, unit=" seconds", tail=" or None")
         slope = max(0.0, (self.comm - v) / (self.isl - 1))
         return v + slope * (tokens - 1)
 
@@ -769,7 +752,7 @@ def eager_pass_seconds(kernel_seconds, *, launch=LAUNCH_OVERHEAD.value, repeat=1
     ds = [float(d) for d in ds]
     if any(not (math.isfinite(d) and d >= 0) for d in ds):
         raise SpecError(f"kernel_seconds must be finite numbers of seconds >= 0, got {ds!r}")
-    launch = _finite("launch", launch, unit=" of seconds")
+    launch = check_number("launch", launch, unit=" seconds")
     return _eager_makespan([(ds, _count("repeat", repeat, 1))], launch)
 
 
@@ -1167,13 +1150,13 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     m = model_config(model)
     chip = fabric_chip(fabric, chip)
     isl = _count("isl", isl, 1)
-    launch_overhead = _finite("launch_overhead", launch_overhead, unit=" of seconds")
-    graph_kernel_overhead = _finite("graph_kernel_overhead", graph_kernel_overhead,
-                                    unit=" of seconds")
+    launch_overhead = check_number("launch_overhead", launch_overhead, unit=" seconds")
+    graph_kernel_overhead = check_number("graph_kernel_overhead", graph_kernel_overhead,
+                                         unit=" seconds")
     if efficiency is not None:
-        efficiency = _share("efficiency", efficiency)
+        efficiency = check_fraction("efficiency", efficiency, 0, 1, lo_open=True)
     if hbm_efficiency is not None:
-        hbm_efficiency = _share("hbm_efficiency", hbm_efficiency)
+        hbm_efficiency = check_fraction("hbm_efficiency", hbm_efficiency, 0, 1, lo_open=True)
     lay = parse_layout(layout, fabric.n_endpoints)
     n, tp, dp, ep = lay.chips, lay.tp, lay.dp, lay.ep
     if instance is None:
@@ -1249,7 +1232,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
         exchange_kernel(ep_kernel)      # a name it knows (SpecError names the choices)
     gathers = trtllm_gathers(m, chip, lay, engine, ep_kernel)
     db = ((trtllm_gather_element_bytes(m, chip) if gathers else ab) if dispatch_bytes is None
-          else _finite("dispatch_bytes", dispatch_bytes, positive=True))
+          else check_number("dispatch_bytes", dispatch_bytes, strict=True))
     # a chunk's collectives are costed at the chunk's own size (PrefillTime.chunk_comm): each
     # pays its fixed latency once per pass, and the runtime picks its protocol for the
     # chunk's bytes (under NCCL the cost is not affine in them), once per size
@@ -1481,19 +1464,15 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk, step_launch=0
     if not isinstance(prefill, PrefillTime):
         raise SpecError(f"prefill must be a PrefillTime (analysis.prefill_time), got "
                         f"{type(prefill).__name__}")
-    step_weights = _finite("step_weights", step_weights, unit=" of seconds")
-    step_compute = _finite("step_compute", step_compute, unit=" of seconds")
-    step_launch = _finite("step_launch", step_launch, unit=" of seconds")
+    step_weights = check_number("step_weights", step_weights, unit=" seconds")
+    step_compute = check_number("step_compute", step_compute, unit=" seconds")
+    step_launch = check_number("step_launch", step_launch, unit=" seconds")
     _count("chunk", chunk, 0, "prompt tokens")
     # a PrefillTime built by hand (as below) is checked as prefill_time's own would hold:
     # isl 0 divided by zero, a negative isl or time gave a negative saving, nan read as 0
     _count("prefill.isl", prefill.isl, 1, "prompt tokens")
     for name in ("compute", "weights", "expert_weights", "boundary"):
-        v = getattr(prefill, name)
-        if not is_real(v) or not (
-                math.isfinite(v) and v >= 0):
-            raise SpecError(f"prefill.{name} must be a finite number of seconds >= 0, got "
-                            f"{v!r}")
+        check_number(f"prefill.{name}", getattr(prefill, name), unit=" seconds")
     if prefill.expert_weights > prefill.weights:
         raise SpecError(f"prefill.expert_weights ({prefill.expert_weights!r} s) is part of "
                         f"prefill.weights ({prefill.weights!r} s): it cannot exceed it")
@@ -1616,7 +1595,7 @@ def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTIO
     """
     m = model_config(model)
     chip = fabric_chip(fabric, chip)
-    usable_hbm = _share("usable_hbm", usable_hbm)
+    usable_hbm = check_fraction("usable_hbm", usable_hbm, 0, 1, lo_open=True)
     out = []
     for n in instance_sizes(fabric):
         if n > m.routed_experts or m.weight_bytes_total > n * chip.hbm_bytes * usable_hbm:
@@ -1781,9 +1760,7 @@ def _speculative_setting(setting):
         raise SpecError(f"a speculative setting is a (draft_length, acceptance) pair, got "
                         f"{setting!r}") from None
     _count("draft_length", k, 0)
-    if not is_real(a):
-        raise SpecError(f"acceptance must be in [0, 1], got acceptance={a!r}")
-    k, a = int(k), float(a)
+    k, a = int(k), check_fraction("acceptance", a, 0, 1)
     expected_accepted_tokens(k, a)                   # validates the ranges
     return k, a
 
@@ -1792,7 +1769,7 @@ def _check_draft_cost(draft_cost):
     """``draft_cost``: None (priced) or a finite fraction of a plain step >= 0."""
     if draft_cost is None:
         return None
-    return _finite("draft_cost", draft_cost,
+    return check_number("draft_cost", draft_cost,
                    tail=" (a fraction of a plain step) or None (priced)")
 
 
@@ -2564,7 +2541,7 @@ class _Sweep:
         isl, osl = int(isl), int(osl)
         _check_choice("mode", mode, MODES)
         _check_choice("definition", definition, tuple(DEFINITIONS))
-        usable_hbm = _share("usable_hbm", usable_hbm)
+        usable_hbm = check_fraction("usable_hbm", usable_hbm, 0, 1, lo_open=True)
         bad = {"batch", "context", "layout", "tokens_per_sequence", "graph_batch",
                "parameters"} & set(decode_kwargs)
         if bad:
@@ -2574,8 +2551,9 @@ class _Sweep:
         self.mode, self.definition = mode, definition
         self.usable = usable_hbm
         if prefill_efficiency is not None:
-            prefill_efficiency = _share("prefill_efficiency", prefill_efficiency,
-                                        " or None (each GEMM at its published efficiency)")
+            prefill_efficiency = check_fraction(
+                "prefill_efficiency", prefill_efficiency, 0, 1, lo_open=True,
+                tail=" or None (each GEMM at its published efficiency)")
         # one GEMM efficiency for prefill and decode: a compute_efficiency given for the
         # decode steps prices the prompts' GEMMs too, unless prefill_efficiency says otherwise
         self.eff = (decode_kwargs.get("compute_efficiency") if prefill_efficiency is None
@@ -2949,7 +2927,7 @@ class ServingFrontier:
         """The frontier's best tokens/s per GPU among points at least this fast per user,
         or None if none is."""
         # nan compares false with every point (None, silently); a bool is not a speed
-        tokens_per_s_user = _finite("tokens_per_s_user", tokens_per_s_user)
+        tokens_per_s_user = check_number("tokens_per_s_user", tokens_per_s_user)
         ok = [p for p in self.points if p.tokens_per_s_user >= tokens_per_s_user]
         return max(ok, key=lambda p: p.tokens_per_s_gpu) if ok else None
 

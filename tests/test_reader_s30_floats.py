@@ -4,8 +4,10 @@ A numpy float16 or float32 (or a Fraction) passed every "finite number >= 0" or 
 check of ``analysis._serving`` but was used as given, so the model computed in its precision:
 ``candidate_layouts(usable_hbm=np.float16(0.5))`` overflowed float16 in ``hbm_bytes x share``
 and listed 13 layouts where 0.5 lists 5, ``prefill_time(hbm_efficiency=np.float32(0.5))``
-answered a float32. One ``_finite`` and one ``_share`` check now return ``float(value)`` at every
-such site; their messages are the ones each site spelled before.
+answered a float32. The decode model's ``check_number`` and ``check_fraction`` (which return
+``float(value)``) are now the one check of a number at every such site of the decode, serving
+and speculative models (serving's inline checks and its ``_finite``, speculative's
+``_check_cost`` and ``_check_a`` were near-copies of them).
 """
 import fractions
 
@@ -38,9 +40,18 @@ def test_seconds_compute_as_the_float_they_are(half):
     assert type(_serving._check_draft_cost(half)) is float
 
 
+def test_one_check_of_a_number():
+    from analysis import _decode, _speculative
+    assert _serving.check_number is _decode.check_number is _speculative.check_number
+    assert _serving.check_fraction is _decode.check_fraction
+    for module, old in ((_serving, "_finite"), (_serving, "_share"),
+                        (_speculative, "_check_cost"), (_speculative, "_check_a")):
+        assert not hasattr(module, old)
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda: analysis.eager_pass_seconds([1e-6], launch=-1),
-     "launch must be a finite number of seconds >= 0, got launch=-1"),
+     "launch must be a finite number >= 0 seconds, got launch=-1"),
     (lambda: analysis.prefill_gemm_efficiency("h100", "bf16", "attention", 0),
      "efficiency must be in (0, 1] or None (the published one), got efficiency=0"),
     (lambda: _serving._check_draft_cost(True),
@@ -48,9 +59,9 @@ def test_seconds_compute_as_the_float_they_are(half):
       "got draft_cost=True")),
     (lambda: _serving.PrefillTime(isl=3, flops=0.0, compute=0.0, weights=0.0, comm=1.0,
                                   total=0.0, comm_one=np.nan).chunk_comm(2),
-     "comm_one must be a finite number of seconds >= 0 or None, got comm_one=nan"),
+     "comm_one must be a finite number >= 0 seconds or None, got comm_one=nan"),
 ])
-def test_the_messages_are_each_sites_own(call, message):
+def test_the_messages_name_the_value_and_its_rule(call, message):
     with pytest.raises(SpecError) as e:
         call()
     assert str(e.value) == message
