@@ -13,12 +13,12 @@ import pathlib
 
 import numpy as np
 import pytest
+from degrade import built
 
 import analysis
 from analysis import _moe_exchange as M
 from fabric import SpecError
 from fabric import _exchange as X
-from tests.degrade import built
 
 _MODULES = ("fabric/_exchange.py", "analysis/_moe_exchange.py")
 
