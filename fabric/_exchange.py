@@ -213,7 +213,7 @@ from ._errors import SpecError
 from ._params import Parameter
 from ._runtime import runtime
 from ._tech import link_tech
-from ._units import items_of
+from ._units import is_int, items_of
 
 __all__ = ["EXCHANGE_BLOCK_RATE", "EXCHANGE_KERNELS", "EXCHANGE_LATENCY", "EXCHANGE_NIC_EFFICIENCY",
            "EXCHANGE_SYNC", "ExchangeKernel", "exchange_kernel", "peer_access_latency"]
@@ -756,7 +756,7 @@ _PHASES = ("dispatch", "combine")
 
 def _phase_index(phase):
     """``phase`` (0 dispatch, 1 combine) checked: a clear error for anything else."""
-    if isinstance(phase, bool) or not isinstance(phase, numbers.Integral) or phase not in (0, 1):
+    if not is_int(phase) or phase not in (0, 1):
         raise SpecError(f"phase must be 0 (dispatch) or 1 (combine), got {phase!r}")
     return int(phase)
 
@@ -813,7 +813,7 @@ def rank_counts(counts, ep, name="tokens"):
         raise SpecError(f"{name} must list the tokens of each of the {ep} EP ranks, got "
                         f"{len(got)} counts: {counts!r}")
     for i, c in enumerate(got):
-        if isinstance(c, bool) or not isinstance(c, numbers.Integral) or c < 0:
+        if not is_int(c) or c < 0:
             raise SpecError(f"{name} must hold ints >= 0 (a rank's tokens), got {c!r} for EP "
                             f"rank {i}")
     if not any(got):
@@ -834,7 +834,7 @@ def lane_passes(ep):
     >>> lane_passes(8), lane_passes(32), lane_passes(33), lane_passes(64), lane_passes(128)
     (0, 0, 1, 1, 3)
     """
-    if isinstance(ep, bool) or not isinstance(ep, numbers.Integral) or ep < 1:
+    if not is_int(ep) or ep < 1:
         raise SpecError(f"ep must be an int >= 1, got {ep!r}")
     return -(-int(ep) // WARP_LANES) - 1
 
@@ -1550,13 +1550,12 @@ class ExchangeKernel:
             return (0, 0)
         counts = items_of(tokens)
         if counts is None:
-            if isinstance(tokens, bool) or not isinstance(tokens, numbers.Integral) or tokens < 1:
+            if not is_int(tokens) or tokens < 1:
                 raise SpecError(f"tokens must be an int >= 1 or a sequence of the {ep} EP ranks' "
                                 f"token counts, got {tokens!r}")
             if sources is None:
                 sources = ep
-            elif (isinstance(sources, bool) or not isinstance(sources, numbers.Integral)
-                  or not 1 <= sources <= ep):
+            elif not is_int(sources) or not 1 <= sources <= ep:
                 raise SpecError(f"sources must be an int from 1 to ep={ep}, got {sources!r}")
             grid, sent = tokens, tokens * sources
         else:
@@ -1588,7 +1587,7 @@ class ExchangeKernel:
         if not self.cycle("walk_wrap_cycles", 0):
             return 0
         for name, v in (("experts", experts), ("ep", ep)):
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+            if not is_int(v) or v < 1:
                 raise SpecError(f"{name} must be an int >= 1, got {v!r}")
         return max(int(experts) // int(ep), 1) - 1
 
@@ -1626,7 +1625,7 @@ class ExchangeKernel:
         if not self.walk_slot_bytes:
             return 0
         w = walk_slots
-        if isinstance(w, bool) or not isinstance(w, numbers.Integral) or w < 0:
+        if not is_int(w) or w < 0:
             raise SpecError(f"walk_slots must be an int >= 0, got {walk_slots!r}")
         return -(-(int(w) + 1) * self.walk_slot_bytes // int(EXCHANGE_L1_SECTOR.value)) - 1
 
