@@ -100,3 +100,41 @@ def test_a_family_keeps_its_colour_and_says_what_was_not_evaluated():
     # the colour is the family's, not its position among the families drawn
     assert alone.get_lines()[0].get_color() == colour["torus"]
     assert len(set(colour.values())) == 3
+
+
+def test_the_reports_study_runs_once_a_process_for_its_inputs(monkeypatch):
+    # the test suite builds the report's scaling section twice in one process (the small
+    # report, then its CLI run): the study (about 6 s of CPU) runs once for the same
+    # arguments, again when any of them changes, and a caller changing the rows it was handed
+    # does not change what the next caller reads
+    from analysis import _report_scaling as rs
+
+    calls = []
+
+    def study(families, sizes, **kw):      # the real study, on one small fabric
+        calls.append((families, sizes, kw))
+        return scaling_study(("torus",), (8,), collective_limit=0, decode_limit=0,
+                             book=kw["book"])
+
+    monkeypatch.setattr(rs, "scaling_study", study)
+    monkeypatch.setattr(rs, "_STUDIES", {})
+    first = rs.scaling_report_section(quiet=True)[0].tables[0].rows
+    assert len(calls) == 1 and calls[0][:2] == (tuple(SCALING_FAMILIES), rs.REPORT_SIZES)
+    assert [r["spec"] for r in first] == ["torus:2x2x2,chip=h100"]
+    assert "seconds" not in first[0]                    # a run time, not a result
+    expected = dict(first[0])
+    first[0]["chips"] = -1
+    again = rs.scaling_report_section(quiet=True)[0].tables[0].rows
+    assert len(calls) == 1 and again == (expected,)
+    # every argument is in the key: another size, limit or router limit runs it again
+    monkeypatch.setattr(rs, "REPORT_SIZES", (64, 512))
+    rs.scaling_report_section(quiet=True)
+    monkeypatch.setattr(rs, "REPORT_EVALUATED_LIMIT", 64)
+    rs.scaling_report_section(quiet=True)
+    monkeypatch.setattr(rs, "REPORT_ROUTER_LIMIT", ({"rail": 32, "domains": 64}, "why"))
+    rs.scaling_report_section(quiet=True)
+    rs.scaling_report_section(quiet=True)
+    assert [(c[1], c[2]["collective_limit"], c[2]["decode_limit"],
+             c[2]["router_limit"][0]["rail"]) for c in calls] == [
+        ((64, 512, 4096), 512, 512, 64), ((64, 512), 512, 512, 64), ((64, 512), 64, 64, 64),
+        ((64, 512), 64, 64, 32)]
