@@ -2007,7 +2007,9 @@ def p2p_batches(rt, view, nbytes=1):
     another round / 8 group (``batch_rule`` 2; ``src/enqueue.cc`` ``addWorkBatchToPlan``).
     The operation's batches are its busiest rank's (:func:`_p2p_replay`, every rank round by
     round, where rounds differ in parts; where every round of every rank has the same parts,
-    one rank's placement is every rank's: :func:`_busiest_p2p_channel`).
+    one rank's placement is every rank's: :func:`_busiest_p2p_channel`; in an all-to-allv, a
+    rank whose every message has the same parts places as one rank of an all-to-all of those
+    parts, and only the other ranks are replayed).
     So in one node rounds ``p2pnChannels`` apart share a channel (at one part and at least 8
     channels ``ceil(p / p2pnChannels)`` batches under rule 2, ``ceil(that / 8)`` under rule 1;
     with fewer channels the rounds of one round / 8 group share a batch), and across nodes the
