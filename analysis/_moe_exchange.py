@@ -202,7 +202,7 @@ Examples
 >>> r = moe_exchange(f, "deepseek-v3", 2048, 8, kernel="one-sided",
 ...                  dispatch_bytes=2, combine_bytes=2, routing="balanced")
 >>> round(r.dispatch * 1e6), r.bottleneck_dispatch
-(300, 'scale-up')
+(301, 'scale-up')
 >>> r.copies_rank                       # every token to all 8 ranks, own included
 16384.0
 """
@@ -242,7 +242,7 @@ from fabric._exchange import (
 from fabric._failures import require_joined
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
-from fabric._units import is_numeral, items_of, name_list
+from fabric._units import is_int, is_numeral, items_of, name_list
 
 from ._collectives import (
     MESSAGE_TECHNOLOGIES,
@@ -279,7 +279,7 @@ def parse_routing(routing):
         (key, val), = routing.items()
         if str(key).replace("_", "-") in ("nodes", "max-nodes", "node-limited"):
             routing = ("node-limited", val)
-    if isinstance(routing, numbers.Integral) and not isinstance(routing, bool):
+    if is_int(routing):
         routing = ("node-limited", routing)               # at most this many nodes per token
     if isinstance(routing, tuple) and len(routing) == 2:
         routing = routing[0] if routing[1] is None else f"{routing[0]}:{routing[1]}"
@@ -304,7 +304,7 @@ def _check_counts(experts, k, ep, nodes):
     ``1 <= ep <= experts``, ``nodes >= 1`` dividing ``ep``: the ranks fill their nodes
     equally), with a SpecError naming the argument."""
     for label, v in (("experts", experts), ("k", k), ("ep", ep), ("nodes", nodes)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+        if not is_int(v) or v < 1:
             raise SpecError(f"{label} must be an int >= 1, got {v!r}")
     if k > experts:
         raise SpecError(f"k={k} experts per token exceed the {experts} experts")
@@ -465,7 +465,7 @@ def expected_max(pmf, n):
     >>> expected_max([0.5, 0.5], 1), expected_max([0.5, 0.5], 2)
     (0.5, 0.75)
     """
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+    if not is_int(n) or n < 1:
         raise ValueError(f"n must be an int >= 1, got {n!r}")
     probs = [float(p) for p in pmf]
     if not probs or not all(math.isfinite(p) and p >= 0 for p in probs) \
@@ -499,7 +499,7 @@ def busiest_token(experts, k, ep, nodes, routing, tokens, sources=1):
     """
     name, m = parse_routing(routing)
     for label, v in (("tokens", tokens), ("sources", sources)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+        if not is_int(v) or v < 1:
             raise ValueError(f"{label} must be an int >= 1, got {v!r}")
     _check_counts(experts, k, ep, nodes)
     return _busiest(int(experts), int(k), int(ep), int(nodes),
@@ -957,15 +957,15 @@ def _payloads(value, hidden, name):
 
 
 def _resolve_ep(fabric, ep):
-    if isinstance(ep, (bool, str)) or not (isinstance(ep, numbers.Integral)
-                                           or hasattr(ep, "__iter__")):
-        raise TypeError(f"ep must be an int or a sequence of ranks, got {ep!r}")
-    if isinstance(ep, numbers.Integral):
+    listed = items_of(ep)
+    if listed is None:
+        if not is_int(ep):
+            raise TypeError(f"ep must be an int or a sequence of ranks, got {ep!r}")
         if not 1 <= ep <= fabric.n_endpoints:
             raise SpecError(f"ep must be between 1 and the {fabric.n_endpoints} ranks of "
                             f"{fabric.name}, got ep={ep}")
         return np.arange(int(ep))
-    nodes = [fabric.node(x) for x in ep]
+    nodes = [fabric.node(x) for x in listed]
     # positions in fabric.endpoints (what every array here is indexed by), not the stable
     # ranks of rank_of: on a degraded fabric the two differ after the first failed chip
     position = {n: i for i, n in enumerate(fabric.endpoints)}
@@ -1310,16 +1310,12 @@ def _held_ranks(sources, ep):
            f"tokens) or the positions 0..{ep - 1} of those that do, each once; got {sources!r}")
     if sources is None:
         return np.ones(ep, dtype=bool)
-    if isinstance(sources, numbers.Integral) and not isinstance(sources, bool):
+    if is_int(sources):
         if not 1 <= sources <= ep:
             raise SpecError(why)
         return np.arange(ep) < int(sources)
-    if isinstance(sources, (str, bytes)) or not hasattr(sources, "__iter__"):
-        raise SpecError(why)
-    pos = list(sources)
-    if not pos or len(set(pos)) != len(pos) or not all(
-            isinstance(i, numbers.Integral) and not isinstance(i, bool) and 0 <= i < ep
-            for i in pos):
+    pos = items_of(sources)
+    if not pos or not all(is_int(i) and 0 <= i < ep for i in pos) or len(set(pos)) != len(pos):
         raise SpecError(why)
     out = np.zeros(ep, dtype=bool)
     out[[int(i) for i in pos]] = True
@@ -1522,8 +1518,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         chip_spec(chip)
     tokens = tokens_per_rank
     listed = items_of(tokens)          # each EP rank's count, or None for one count
-    if listed is None and (isinstance(tokens, bool) or not isinstance(tokens, numbers.Integral)
-                       or tokens < 1):
+    if listed is None and (not is_int(tokens) or tokens < 1):
         raise SpecError(f"tokens_per_rank must be an int >= 1 or a sequence of each EP rank's "
                         f"tokens, got {tokens_per_rank!r}")
     ranks = _resolve_ep(fabric, ep)

@@ -23,6 +23,7 @@ from exchange_brute import (
     loads,
     pairs,
 )
+from fake_collective import Recorder
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
@@ -137,19 +138,11 @@ def test_the_combine_receives_at_the_ranks_that_hold_tokens():
 
 
 def test_the_collective_kernel_gets_the_senders_rows_and_their_transpose():
-    seen = []
-
-    class Res:
-        time = 1e-6
-
-    def spy(fabric, op, nbytes, **kw):
-        seen.append((op, np.asarray(nbytes, dtype=float)))
-        return Res()
-
+    spy = Recorder()
     f = topologies.build("dgx-h100")
     moe_exchange(f, "deepseek-v3", 4, 8, kernel="all-to-allv", dispatch_bytes=1,
                  combine_bytes=2, sources=3, collective=spy)
-    (op_d, m_d), (op_c, m_c) = seen
+    (op_d, m_d), (op_c, m_c) = spy.calls
     assert op_d == op_c == "all-to-allv"
     assert m_d[3:].sum() == 0 and (m_d[:3] > 0).sum() == 3 * 7     # senders' rows, no self
     assert np.allclose(m_c, m_d.T * 2)

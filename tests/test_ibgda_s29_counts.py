@@ -28,6 +28,7 @@ from exchange_brute import (
     loads,
     pairs,
 )
+from fake_collective import Recorder
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
@@ -221,19 +222,11 @@ def test_an_uneven_spread_costs_less_than_every_holder_at_the_most():
 
 
 def test_the_collective_kernel_gets_each_ranks_rows():
-    seen = []
-
-    class Res:
-        time = 1e-6
-
-    def spy(fabric, op, nbytes, **kw):
-        seen.append((op, np.asarray(nbytes, dtype=float)))
-        return Res()
-
+    spy = Recorder()
     f = topologies.build("dgx-h100")
     moe_exchange(f, "deepseek-v3", [3, 1, 0, 0, 0, 0, 0, 2], 8, kernel="all-to-allv",
                  dispatch_bytes=1, combine_bytes=2, collective=spy)
-    (op_d, m_d), (op_c, m_c) = seen
+    (op_d, m_d), (op_c, m_c) = spy.calls
     assert op_d == op_c == "all-to-allv"
     rows = m_d.sum(axis=1)
     assert rows[2:7].sum() == 0
