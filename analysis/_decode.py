@@ -2642,8 +2642,7 @@ def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, t
     tp, tokens = check_int("tp", tp, 1), check_int("tokens", tokens, 1)
     if not isinstance(cuda_graphs, bool):
         raise TypeError(f"cuda_graphs must be a bool, got {cuda_graphs!r}")
-    if not isinstance(engine, str) or engine not in ENGINE_KERNELS:
-        raise SpecError(f"engine must be one of {sorted(ENGINE_KERNELS)}, got {engine!r}")
+    check_engine(engine)
     m, chip = model_config(model), chip_spec(chip)     # named wrongly: refused on every path
     lists = _engine_kernel_lists(m, chip, engine, cuda_graphs, tp, tokens)
     if not m.attention.sparse:
@@ -3131,8 +3130,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
         raise SpecError(f"pdl=True takes the {PDL_HIDDEN_GAP.value * 1e6:.2f} us dispatch gap "
                         f"off each kernel boundary, but graph_kernel_overhead="
                         f"{graph_kernel_overhead!r} s is shorter")
-    if engine not in ENGINE_KERNELS:
-        raise SpecError(f"engine must be one of {sorted(ENGINE_KERNELS)}, got {engine!r}")
+    check_engine(engine)
     if moe_backend == "trtllm" and (engine != "trtllm" or chip.generation != "blackwell"):
         raise SpecError(f"moe_backend='trtllm' is TensorRT-LLM's trtllm-gen MoE, on Blackwell "
                         f"chips: got engine {engine!r} on {chip.name} ({chip.generation})")
@@ -3196,6 +3194,24 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                      instance_chips(fabric, lay.chips, equal_domains=equal, tp=lay.tp), equal,
                      pdl, graph_batch, float(nic_background), kernel_floors is None,
                      published_rates, gathers, moe_backend, trtllm_release)
+
+
+def check_engine(engine, none_ok=False):
+    """``engine`` if it names an engine of :data:`ENGINE_KERNELS` (or is None, with
+    ``none_ok``), else a SpecError naming the engines: the one engine check of the decode and
+    serving models (a list was refused in Python's words, 'unhashable type').
+
+    >>> check_engine("vllm")
+    'vllm'
+    >>> check_engine(["trtllm"])
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: engine must be one of ['sglang', 'trtllm', 'vllm'], got ['trtllm']
+    """
+    if (engine is None and none_ok) or (isinstance(engine, str) and engine in ENGINE_KERNELS):
+        return engine
+    either = "None or " if none_ok else ""
+    raise SpecError(f"engine must be {either}one of {sorted(ENGINE_KERNELS)}, got {engine!r}")
 
 
 def check_trtllm_release(release, engine):

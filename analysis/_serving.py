@@ -122,13 +122,13 @@ from fabric._units import flag_of, is_int, is_real, items_of
 
 from ._decode import (
     DECODE_HBM_EFFICIENCY,
-    ENGINE_KERNELS,
     GRAPH_KERNEL_OVERHEAD,
     KERNEL_CLASSES,
     KERNEL_FLOORS,
     KERNELS,
     LAUNCH_OVERHEAD,
     TWO_BATCH,
+    check_engine,
     check_fraction,
     check_number,
     check_trtllm_release,
@@ -1175,9 +1175,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                             + (f"; not live chips of {fabric.name}: {bad[:4]!r}" if bad else "")
                             + (f"; named twice: {twice[:4]!r}" if twice else ""))
     one_at_a_time = flag_of(one_at_a_time, "one_at_a_time")
-    if engine is not None and (not isinstance(engine, str) or engine not in ENGINE_KERNELS):
-        raise SpecError(f"engine must be None or one of {', '.join(sorted(ENGINE_KERNELS))}, "
-                        f"got {engine!r}")
+    check_engine(engine, none_ok=True)
     if trtllm_release is not None:
         trtllm_release = check_trtllm_release(trtllm_release, engine)
     flops = (2 * (m.active_params - m.head_params) * isl + 2 * m.head_params
@@ -1411,8 +1409,7 @@ def step_budget(engine):
     (8192, 8192, None)
     """
     engine = _default_engine() if engine is None else engine
-    if not isinstance(engine, str) or engine not in ENGINE_KERNELS:
-        raise SpecError(f"engine must be one of {sorted(ENGINE_KERNELS)}, got {engine!r}")
+    check_engine(engine)
     p = MIXED_STEP_BUDGET.get(engine)
     return None if p is None else p.value
 
