@@ -460,7 +460,9 @@ def _reach_lists(experts, k, ep, nodes, routing):
 
 def expected_max(pmf, n):
     """Expected largest of ``n`` independent draws from ``pmf`` (a list over ``0, 1, ...``):
-    ``sum_j j (F(j)^n - F(j-1)^n)``.
+    ``sum_j j (F(j)^n - F(j-1)^n)``, with ``F = 1`` from the last ``j`` of nonzero probability
+    on (the definition: summed in floats it can fall an ulp short of 1, and ``(1 - 1e-16)^n``
+    lost the top at ``n`` ~ 1e12 draws and more).
 
     >>> expected_max([0.5, 0.5], 1), expected_max([0.5, 0.5], 2)
     (0.5, 0.75)
@@ -472,10 +474,11 @@ def expected_max(pmf, n):
             or abs(sum(probs) - 1) > 1e-9:
         raise ValueError(f"pmf must be a non-empty list of probabilities >= 0 summing to 1, "
                          f"got {pmf!r}")
+    top = max(j for j, p in enumerate(probs) if p > 0)    # F = 1 from the support's top on
     total, below, prev = 0.0, 0.0, 0.0
-    for j, p in enumerate(probs):
+    for j, p in enumerate(probs[:top + 1]):
         below += p
-        cur = min(1.0, below) ** n
+        cur = 1.0 if j == top else min(1.0, below) ** n
         total += j * (cur - prev)
         prev = cur
     return total
