@@ -35,12 +35,11 @@ Examples
 
 import dataclasses
 import math
-import numbers
 
 import numpy as np
 
 from fabric import MEDIA, Parameter, SpecError, chip_power, hardware_costs, rack_chips
-from fabric._units import is_bool
+from fabric._units import is_real
 
 __all__ = ["BillOfMaterials", "bill_of_materials"]
 
@@ -235,11 +234,10 @@ def bill_of_materials(f, book="street-2026", *, rack_chips_factor=1.0):
                             f"marked degraded without the fabric it was made from; price the "
                             f"intact fabric")
         return bill_of_materials(f.intact, book, rack_chips_factor=rack_chips_factor)
-    if not (isinstance(rack_chips_factor, numbers.Real)
-            and not is_bool(rack_chips_factor)
-            and 0 < rack_chips_factor < math.inf):
+    if not (is_real(rack_chips_factor) and 0 < rack_chips_factor < math.inf):
         raise SpecError(f"rack_chips_factor must be a positive number, got "
                         f"{rack_chips_factor!r}")
+    rack_chips_factor = float(rack_chips_factor)    # a Fraction has no :g format below
     book = hardware_costs(book)
     G = f.graph
     density = rack_chips(f, book)

@@ -39,10 +39,9 @@ Examples
 """
 
 import math
-import numbers
 
 from fabric import SpecError
-from fabric._units import is_int
+from fabric._units import is_int, is_real
 
 __all__ = [
     "OPERATIONS",
@@ -205,7 +204,7 @@ def closed_form_algorithms(op=None):
 
 
 def _check_real(value, name, positive=False):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if not is_real(value):
         raise TypeError(f"{name} must be a number, got {type(value).__name__}")
     if not math.isfinite(value):
         raise ValueError(f"{name} must be finite, got {name}={value!r}")

@@ -137,7 +137,6 @@ import dataclasses
 import functools
 import itertools
 import math
-import numbers
 import re
 from dataclasses import dataclass
 
@@ -147,7 +146,7 @@ from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, e
 from fabric._memo import fabric_memo
 from fabric._runtime import release_on
 from fabric._schema import MAX_BYTES
-from fabric._units import is_int, is_numeral
+from fabric._units import is_int, is_numeral, is_real
 
 from ._collectives import default_runtime
 from ._gemm import (
@@ -170,7 +169,7 @@ from ._gemm_measured import (
     trtllm_mla_bmm_time,
 )
 from ._mla_measured import mla_generation_parameters, mla_generation_time
-from ._models import WEIGHT_FORMATS, model_config
+from ._models import WEIGHT_FORMATS, check_int, model_config
 
 __all__ = [
     "DECODE_HBM_EFFICIENCY",
@@ -1086,7 +1085,7 @@ def expert_activation(experts, k, tokens, skew=0.0):
     >>> pick.tolist(), active.tolist()
     ([0.5, 0.5, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5])
     """
-    if isinstance(skew, bool) or not isinstance(skew, numbers.Real) or not (
+    if not is_real(skew) or not (
             math.isfinite(skew) and skew >= 0):
         # a bool is not an exponent (True read as 1), nor is a string
         raise SpecError(f"skew must be a finite number >= 0, got skew={skew!r}")
@@ -1095,7 +1094,7 @@ def expert_activation(experts, k, tokens, skew=0.0):
                         f"experts={experts!r}")
     if not is_int(k) or not 0 <= k <= experts:
         raise SpecError(f"k must be an integer between 0 and experts ({experts}), got k={k!r}")
-    if isinstance(tokens, bool) or not isinstance(tokens, numbers.Real) or not (
+    if not is_real(tokens) or not (
             math.isfinite(tokens) and tokens >= 0):
         # a negative count would make an expert more than certainly active
         raise SpecError(f"tokens must be a finite number >= 0 (tokens routed), got "
@@ -2278,31 +2277,44 @@ def _default_collective(fabric, op, nbytes, *, algorithm, ranks, transport, **kw
         raise
 
 
-def _check_number(name, value, minimum, unit="", *, strict=False):
-    """Refuse ``value`` unless it is a finite real number (not a bool) >= ``minimum`` (>
-    with ``strict``); ``unit`` names its unit in the message."""
-    ok = (isinstance(value, (int, float, np.integer, np.floating))
-          and not isinstance(value, bool) and math.isfinite(value)
+def check_number(name, value, minimum=0, unit="", *, strict=False, tail=""):
+    """``value`` as a float if it is a finite real number (:func:`fabric._units.is_real`)
+    >= ``minimum`` (> with ``strict``), else a SpecError naming it: "``name`` must be a
+    finite number >= ``minimum````unit````tail``". A float, so that a numpy float16 or
+    float32 (or a Fraction) computes as the number it is. The decode, serving and
+    speculative models' one check of a number (:func:`check_fraction` of one in a range).
+
+    >>> check_number("launch", 2, unit=" seconds"), check_number("x", 1.5, 1, strict=True)
+    (2.0, 1.5)
+    >>> check_number("launch", -1, unit=" seconds")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: launch must be a finite number >= 0 seconds, got launch=-1
+    """
+    ok = (is_real(value) and math.isfinite(value)
           and (value > minimum if strict else value >= minimum))
     if not ok:
         raise SpecError(f"{name} must be a finite number {'>' if strict else '>='} {minimum}"
-                        f"{unit}, got {name}={value!r}")
+                        f"{unit}{tail}, got {name}={value!r}")
+    return float(value)
 
 
-def _check_int(name, value, minimum):
-    if not is_int(value):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
-    if value < minimum:
-        raise SpecError(f"{name} must be >= {minimum}, got {name}={value}")
-    return int(value)
+def check_fraction(name, value, lo, hi, lo_open=False, tail=""):
+    """``value`` as a float if it is a real number in ``[lo, hi]`` (``(lo, hi]`` with
+    ``lo_open``), else a SpecError naming it: "``name`` must be in [lo, hi]``tail``".
 
-
-def _check_fraction(name, value, lo, hi, lo_open=False):
-    ok = (isinstance(value, numbers.Real) and not isinstance(value, bool)
+    >>> check_fraction("usable_hbm", 0.9, 0, 1, lo_open=True)
+    0.9
+    >>> check_fraction("usable_hbm", 0, 0, 1, lo_open=True)
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: usable_hbm must be in (0, 1], got usable_hbm=0
+    """
+    ok = (is_real(value)
           and math.isfinite(value) and (value > lo if lo_open else value >= lo) and value <= hi)
     if not ok:
         bound = f"({lo}, {hi}]" if lo_open else f"[{lo}, {hi}]"
-        raise SpecError(f"{name} must be in {bound}, got {name}={value!r}")
+        raise SpecError(f"{name} must be in {bound}{tail}, got {name}={value!r}")
     return float(value)
 
 
@@ -2630,7 +2642,7 @@ def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, t
     ``cuda_graphs`` a bool (TypeError); an unknown model, chip or engine is a SpecError
     whatever the other arguments.
     """
-    tp, tokens = _check_int("tp", tp, 1), _check_int("tokens", tokens, 1)
+    tp, tokens = check_int("tp", tp, 1), check_int("tokens", tokens, 1)
     if not isinstance(cuda_graphs, bool):
         raise TypeError(f"cuda_graphs must be a bool, got {cuda_graphs!r}")
     if not isinstance(engine, str) or engine not in ENGINE_KERNELS:
@@ -3081,26 +3093,27 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                             f"serving's draft_cost=")
         m = _mtp_block(m)
     chip = fabric_chip(fabric, chip)
-    batch = _check_int("batch", batch, 1)
-    context = _check_int("context", context, 0)
-    q = _check_int("tokens_per_sequence", tokens_per_sequence, 1)
+    batch = check_int("batch", batch, 1)
+    context = check_int("context", context, 0)
+    q = check_int("tokens_per_sequence", tokens_per_sequence, 1)
     if isinstance(overlap, str) and overlap != TWO_BATCH:
         raise SpecError(f"overlap must be a fraction in [0, 1] or {TWO_BATCH!r}, "
                         f"got {overlap!r}")
     overlap = (TWO_BATCH if isinstance(overlap, str)
-               else _check_fraction("overlap", overlap, 0.0, 1.0))
+               else check_fraction("overlap", overlap, 0.0, 1.0))
     # None: the published per-kernel streaming rates where a kernel has one, the default
     # fraction for every other read; a given fraction: every read at it
     published_rates = hbm_efficiency is None
     hbm_eff = (DECODE_HBM_EFFICIENCY.value if published_rates else
-               _check_fraction("hbm_efficiency", hbm_efficiency, 0.0, 1.0, lo_open=True))
+               check_fraction("hbm_efficiency", hbm_efficiency, 0.0, 1.0, lo_open=True))
     fl_eff = (None if compute_efficiency is None else
-              _check_fraction("compute_efficiency", compute_efficiency, 0.0, 1.0, lo_open=True))
-    _check_number("fusion_factor", fusion_factor, 1)
-    for name, v in (("launch_overhead", launch_overhead), ("min_kernel_time", min_kernel_time),
-                    ("gemm_fixed_time", gemm_fixed_time),
-                    ("graph_kernel_overhead", graph_kernel_overhead)):
-        _check_number(name, v, 0, " seconds")
+              check_fraction("compute_efficiency", compute_efficiency, 0.0, 1.0, lo_open=True))
+    fusion_factor = check_number("fusion_factor", fusion_factor, 1)
+    launch_overhead = check_number("launch_overhead", launch_overhead, 0, " seconds")
+    min_kernel_time = check_number("min_kernel_time", min_kernel_time, 0, " seconds")
+    gemm_fixed_time = check_number("gemm_fixed_time", gemm_fixed_time, 0, " seconds")
+    graph_kernel_overhead = check_number("graph_kernel_overhead", graph_kernel_overhead, 0,
+                                          " seconds")
     floors = _check_floors(kernel_floors)
     if not isinstance(cuda_graphs, bool):
         raise TypeError(f"cuda_graphs must be True or False, got {cuda_graphs!r}")
@@ -3113,7 +3126,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     if not padded:
         graph_batch = batch
     else:
-        graph_batch = _check_int("graph_batch", graph_batch, 1)
+        graph_batch = check_int("graph_batch", graph_batch, 1)
         if graph_batch < batch:
             raise SpecError(f"graph_batch={graph_batch} is smaller than batch={batch}: a padded "
                             f"graph holds at least the real sequences")
@@ -3130,7 +3143,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
         raise SpecError(f"moe_backend='trtllm' is TensorRT-LLM's trtllm-gen MoE, on Blackwell "
                         f"chips: got engine {engine!r} on {chip.name} ({chip.generation})")
     if moe_hbm_efficiency is not None:
-        moe_eff = _check_fraction("moe_hbm_efficiency", moe_hbm_efficiency, 0.0, 1.0,
+        moe_eff = check_fraction("moe_hbm_efficiency", moe_hbm_efficiency, 0.0, 1.0,
                                   lo_open=True)
     elif cuda_graphs and engine == "vllm" and m.expert_format == "int4-g32":
         moe_eff = VLLM_INT4_MOE_HBM_EFFICIENCY.value
@@ -3148,7 +3161,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
         raise SpecError(f"transport must be 'loadstore', 'rdma' or None, got {transport!r}")
     lay = parse_layout(layout, fabric.n_endpoints)
     if expert_balance is not None:
-        expert_balance = _check_fraction("expert_balance", expert_balance, 0.0, 1.0,
+        expert_balance = check_fraction("expert_balance", expert_balance, 0.0, 1.0,
                                          lo_open=True)
         if lay.etp > 1:
             raise SpecError(f"expert_balance is the balance of expert-parallel ranks; layout "
@@ -3162,7 +3175,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                         f"{m.routed_experts} routed experts")
     for name, b in (("dispatch_bytes", dispatch_bytes), ("combine_bytes", combine_bytes)):
         if b is not None:
-            _check_number(name, b, 0, " bytes", strict=True)
+            check_number(name, b, 0, " bytes", strict=True)
     gathers = trtllm_gathers(m, chip, lay, engine, ep_kernel)
     dispatch_b = ((trtllm_gather_element_bytes(m, chip) if gathers else m.activation_bytes)
                   if dispatch_bytes is None else float(dispatch_bytes))
@@ -3171,7 +3184,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
         _check_graph_bytes(m, lay, graph_batch, q, dispatch_b, combine_b)
     # an exchange kernel's routing model needs the same ranks in every domain it spans
     equal = kern is not None and lay.exchanges
-    if isinstance(nic_background, bool) or not isinstance(nic_background, numbers.Real) or not (
+    if not is_real(nic_background) or not (
             math.isfinite(nic_background) and nic_background >= 0):
         raise SpecError(f"nic_background must be bytes/s >= 0, got {nic_background!r}")
     if nic_background > 0 and lay.exchanges and (
@@ -3265,7 +3278,7 @@ def _check_floors(kernel_floors):
         if cls not in classes:
             raise SpecError(f"kernel_floors: unknown kernel class {cls!r}; classes: "
                             f"{sorted(classes)}")
-        _check_number(f"kernel_floors[{cls!r}]", val, 0, " seconds")
+        check_number(f"kernel_floors[{cls!r}]", val, 0, " seconds")
         extra = max(0.0, float(val) - EMPTY_KERNEL_TIME.value)
         if extra > 0:
             out.append((cls, extra))
@@ -3539,7 +3552,7 @@ def slowest_group_seconds(fabric, op, nbytes, positions, size, **kwargs):
     ``positions`` must be non-empty and a whole number of groups of ``size`` (SpecError).
     """
     positions = tuple(positions)
-    size = _check_int("size", size, 1)
+    size = check_int("size", size, 1)
     if not positions or len(positions) % size:
         raise SpecError(f"slowest_group_seconds: {len(positions)} positions are not a whole, "
                         f"non-zero number of groups of {size}")

@@ -27,21 +27,15 @@ Examples
 """
 
 import math
-import numbers
 
 from fabric._schema import bandwidth_fault, latency_fault
-from fabric._units import is_bool, is_int
+from fabric._units import is_int, is_real
 
 from ._bom import bill_of_materials
 
 __all__ = ["best_decode_layout", "equalize", "scale_links"]
 
 _BASES = ("cost", "power")
-
-
-def _is_number(x):
-    """A real number (Python or numpy), not a bool."""
-    return isinstance(x, numbers.Real) and not is_bool(x)
 
 
 def scale_links(f, bandwidth=1.0, latency=1.0):
@@ -64,7 +58,7 @@ def scale_links(f, bandwidth=1.0, latency=1.0):
     import networkx as nx
 
     for name, value in (("bandwidth", bandwidth), ("latency", latency)):
-        if not (_is_number(value) and math.isfinite(value) and value > 0):
+        if not (is_real(value) and math.isfinite(value) and value > 0):
             raise ValueError(f"{name} must be a positive finite factor, got {value!r}")
     bandwidth, latency = float(bandwidth), float(latency)
     if bandwidth == 1.0 and latency == 1.0:
@@ -125,8 +119,9 @@ def equalize(f, target, basis="cost", book="street-2026"):
     """
     if basis not in _BASES:
         raise ValueError(f"basis must be one of {_BASES}, got {basis!r}")
-    if not (_is_number(target) and math.isfinite(target) and target > 0):
+    if not (is_real(target) and math.isfinite(target) and target > 0):
         raise ValueError(f"target must be a positive finite {basis} per chip, got {target!r}")
+    target = float(target)      # a numpy float16 or float32 computes as the number it is
     c1 = _per_chip(f, basis, book)
     c2 = _per_chip(scale_links(f, 2.0), basis, book)
     slope = c2 - c1

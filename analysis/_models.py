@@ -124,18 +124,28 @@ from dataclasses import dataclass
 
 from fabric import MATH_FORMATS, Parameter, SpecError
 from fabric._system import read_text, read_toml
+from fabric._units import is_int
 
 __all__ = ["GQA", "INDEX_KEY_BYTES", "MLA", "MODELS", "UNQUANTIZED_PARTS", "WEIGHT_FORMATS",
            "MoEModel", "WeightFormat", "load_model_toml", "model_config"]
 
 
-def _positive_int(name, value, *, zero_ok=False):
-    if isinstance(value, bool) or not isinstance(value, int):
+def check_int(name, value, minimum):
+    """``value`` as a Python int if it is an integer (:func:`fabric._units.is_int`: numpy's
+    too) >= ``minimum``, else a TypeError or SpecError naming ``name``: the models' and the
+    decode model's one count check."""
+    if not is_int(value):
         raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
-    if value < 0 or (value == 0 and not zero_ok):
-        rule = ">= 0" if zero_ok else ">= 1"
-        raise SpecError(f"{name} must be {rule}, got {name}={value}")
-    return value
+    if value < minimum:
+        raise SpecError(f"{name} must be >= {minimum}, got {name}={value}")
+    return int(value)
+
+
+def _set_ints(obj, names, minimum):
+    """Check the int fields ``names`` of the frozen dataclass ``obj`` (:func:`check_int`)
+    and store them as Python ints: a numpy int computes as the int it equals."""
+    for f in names:
+        object.__setattr__(obj, f, check_int(f, getattr(obj, f), minimum))
 
 
 def _format(name, what):
@@ -327,12 +337,11 @@ class MLA:
     kind = "mla"
 
     def __post_init__(self):
-        for f in ("heads", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"):
-            _positive_int(f, getattr(self, f))
-        _positive_int("q_lora_rank", self.q_lora_rank, zero_ok=True)
+        _set_ints(self, ("heads", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+                         "v_head_dim"), 1)
+        _set_ints(self, ("q_lora_rank",), 0)
         dsa = ("index_heads", "index_head_dim", "index_topk")
-        for f in dsa:
-            _positive_int(f, getattr(self, f), zero_ok=True)
+        _set_ints(self, dsa, 0)
         given = [f for f in dsa if getattr(self, f)]
         if given and len(given) != len(dsa):
             raise SpecError("DeepSeek Sparse Attention needs index_heads, index_head_dim and "
@@ -480,8 +489,7 @@ class GQA:
     kind = "gqa"
 
     def __post_init__(self):
-        for f in ("heads", "kv_heads", "head_dim"):
-            _positive_int(f, getattr(self, f))
+        _set_ints(self, ("heads", "kv_heads", "head_dim"), 1)
         if self.heads % self.kv_heads:
             raise SpecError(f"heads must be a multiple of kv_heads, got heads={self.heads}, "
                             f"kv_heads={self.kv_heads}")
@@ -656,12 +664,10 @@ class MoEModel:
         _positive_number("kv_cache_bytes", self.kv_cache_bytes)
         if self.ffn_weight_bytes is not None:   # None: as weight_bytes (kept None, so that
             _positive_number("ffn_weight_bytes", self.ffn_weight_bytes)   # replace() follows)
-        _positive_int("mtp_modules", self.mtp_modules, zero_ok=True)
-        for f in ("layers", "hidden", "routed_experts", "experts_per_token", "expert_ffn",
-                  "dense_ffn", "vocab"):
-            _positive_int(f, getattr(self, f))
-        _positive_int("dense_layers", self.dense_layers, zero_ok=True)
-        _positive_int("shared_experts", self.shared_experts, zero_ok=True)
+        _set_ints(self, ("mtp_modules",), 0)
+        _set_ints(self, ("layers", "hidden", "routed_experts", "experts_per_token", "expert_ffn",
+                         "dense_ffn", "vocab"), 1)
+        _set_ints(self, ("dense_layers", "shared_experts"), 0)
         _positive_number("weight_bytes", self.weight_bytes)
         _positive_number("activation_bytes", self.activation_bytes)
         if self.dense_layers > self.layers:
@@ -734,7 +740,8 @@ class MoEModel:
         >>> round(m.attention_params_per_rank(8) / 1e6, 2), round(m.attention_params / 8 / 1e6, 2)
         (36.64, 23.39)
         """
-        if _positive_int("tp", tp) == 1:
+        tp = check_int("tp", tp, 1)
+        if tp == 1:
             return self.attention_params
         rep = self.attention.replicated_params(self.hidden)
         return rep + (self.attention_params - rep) / tp

@@ -202,7 +202,7 @@ Examples
 >>> r = moe_exchange(f, "deepseek-v3", 2048, 8, kernel="one-sided",
 ...                  dispatch_bytes=2, combine_bytes=2, routing="balanced")
 >>> round(r.dispatch * 1e6), r.bottleneck_dispatch
-(300, 'scale-up')
+(301, 'scale-up')
 >>> r.copies_rank                       # every token to all 8 ranks, own included
 16384.0
 """

@@ -1984,7 +1984,10 @@ def p2p_batches(rt, view, nbytes=1):
     """Work batches NCCL's busiest p2p channel runs one after another for an all-to-all
     (every rank one round with each rank, itself included) of ``nbytes`` per peer, or for an
     all-to-allv whose ``nbytes`` is the ``p x p`` matrix of each pair's bytes (sender by row,
-    the diagonal each rank's copy to itself; every pair a message, an empty one included).
+    the diagonal each rank's copy to itself; every pair a message, an empty one included: a
+    0-byte ncclSend / ncclRecv is a task like any other, one channel's work (``addP2pToPlan``:
+    ``bytes == 0`` -> 1 channel), and PyTorch's ``all_to_all_single`` posts every peer's pair
+    whatever its count on NCCL >= 2.14: docs/sources.md).
 
     NCCL's placement replayed (2.22 on; before, ``batch_rule`` 0, not read: one): round ``r``
     of the rank's schedule starts at its base (``ncclP2pChannelBaseForRound``): in one node
@@ -2038,9 +2041,25 @@ def p2p_batches(rt, view, nbytes=1):
     parts = _p2p_pair_parts(rt, view, nbytes)
     if isinstance(parts, int):
         return _busiest_p2p_channel(rule, reverse, p, group, p2pn, parts, per_batch)
-    ranks = np.arange(p)
-    rounds = ((parts(ranks, send), parts(recv, ranks)) for send, recv in p2p_schedule(rt, view))
-    return _p2p_replay(rule, reverse, group, p2pn, per_batch, rounds, p)
+    most, ranks = 0, np.arange(p)
+    if isinstance(parts, np.ndarray):
+        # an all-to-allv: a rank whose every message (sent and received) has the same parts
+        # c has every round on c, i.e. one rank's placement of an all-to-all of c parts; only
+        # the other ranks are replayed
+        table = parts
+        c = table.min(axis=1)
+        alike = (c == table.max(axis=1)) & (c == table.min(axis=0)) & (c == table.max(axis=0))
+        most = max((_busiest_p2p_channel(rule, reverse, p, group, p2pn, int(k), per_batch)
+                    for k in np.unique(c[alike]).tolist()), default=0)
+        ranks = np.flatnonzero(~alike)
+
+        def parts(i, j):
+            return table[i, j]
+        if not ranks.size:
+            return most
+    rounds = ((parts(ranks, send), parts(recv, ranks))
+              for send, recv in p2p_schedule(rt, view, ranks))
+    return max(most, _p2p_replay(rule, reverse, group, p2pn, per_batch, rounds, len(ranks)))
 
 
 def _p2p_group_size(size, counts):
@@ -2071,10 +2090,10 @@ def _quadratic_deltas(n):
     return out
 
 
-def p2p_schedule(rt, view):
+def p2p_schedule(rt, view, ranks=None):
     """NCCL's point-to-point schedule for the group (``comm->p2pSchedule``, built at init):
     for each round ``r`` in order, ``(send, recv)``, each rank's peers (group positions) that
-    round, as arrays over the ranks. Nodes (the model's load/store domains) are numbered in
+    round, as arrays over the ranks (``ranks``: over those positions only). Nodes (the model's load/store domains) are numbered in
     the order of their first rank and a node's ranks in group order (``src/init.cc``:
     ``nodesFirstRank``, ``localRankToRank``). By the release's ``rt.p2p["net_round_rule"]``:
 
@@ -2125,6 +2144,8 @@ def p2p_schedule(rt, view):
     for g, members in enumerate(groups):
         grp[members] = g
         loc[members] = np.arange(len(members))
+    if ranks is not None:
+        grp, loc = grp[ranks], loc[ranks]
     n = len(groups)
     for dg in _quadratic_deltas(n):
         sg, rg = (grp + dg) % n, (grp - dg) % n
@@ -2135,7 +2156,8 @@ def p2p_schedule(rt, view):
 def _p2p_pair_parts(rt, view, nbytes):
     """The parts (:func:`_p2p_plan`'s channels) of every message of an all-to-all of ``nbytes``
     per peer or of an all-to-allv's ``p x p`` matrix of pair bytes: an int where every message
-    has the same, else a function ``(senders, receivers) -> parts`` over arrays of ranks. A
+    has the same, else a function ``(senders, receivers) -> parts`` over arrays of ranks (an
+    all-to-all's) or the ``p x p`` table of each pair's parts (an all-to-allv's). A
     message's parts follow its bytes and its connection: to itself (never LL), to a peer of
     its node, to a network peer."""
     import numpy as np
@@ -2164,7 +2186,7 @@ def _p2p_pair_parts(rt, view, nbytes):
         table[sel] = np.asarray(plans, dtype=np.int64)[where.ravel()]
     if (table == table[0, 0]).all():
         return int(table[0, 0])
-    return lambda i, j: table[i, j]
+    return table
 
 
 def _p2p_channel_of(reverse, p2pn, group, per_batch, r, parts):

@@ -111,7 +111,6 @@ import heapq
 import inspect
 import io
 import math
-import numbers
 import operator
 import pickle
 import sys
@@ -119,7 +118,7 @@ import types
 from dataclasses import dataclass
 
 from fabric import Fabric, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
-from fabric._units import is_int
+from fabric._units import is_int, is_real, items_of
 
 from ._decode import (
     DECODE_HBM_EFFICIENCY,
@@ -130,6 +129,8 @@ from ._decode import (
     KERNELS,
     LAUNCH_OVERHEAD,
     TWO_BATCH,
+    check_fraction,
+    check_number,
     check_trtllm_release,
     collective_holds_starts,
     collective_seconds,
@@ -245,11 +246,8 @@ def prefill_gemm_efficiency(chip, math, part, efficiency=None):
         raise SpecError(f"chip must be a chip name or a fabric.ChipSpec, got "
                         f"{type(chip).__name__}")
     if efficiency is not None:
-        if isinstance(efficiency, bool) or not (isinstance(efficiency, numbers.Real)
-                                                and 0 < efficiency <= 1):
-            raise SpecError(f"efficiency must be in (0, 1] or None (the published one), got "
-                            f"efficiency={efficiency!r}")
-        return float(efficiency)
+        return check_fraction("efficiency", efficiency, 0, 1, lo_open=True,
+                              tail=" or None (the published one)")
     if part == "scores":
         return 1.0
     p = gemm_compute_efficiency(chip.generation, math, PREFILL_GEMM_KIND[part])
@@ -332,16 +330,6 @@ _SYSTEM_TCO = {"nvl72": "GB200 NVL72", "gb200-nvl72": "GB200 NVL72",
                "gb300-nvl72": "GB300 NVL72"}
 
 
-def _finite(name, value, *, positive=False):
-    """``value`` as a float if it is a finite real number ``>= 0`` (``> 0`` with
-    ``positive``), else a SpecError naming ``name`` (nan, inf, a bool, a string)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
-            math.isfinite(value) and (value > 0 if positive else value >= 0)):
-        raise SpecError(f"{name} must be a finite number {'> 0' if positive else '>= 0'}, "
-                        f"got {name}={value!r}")
-    return float(value)
-
-
 def cost_per_million_tokens(tokens_per_s_gpu, usd_per_gpu_hour):
     """``$ per GPU-hour / (tokens/s per GPU x 3600 / 1e6)``.
 
@@ -350,8 +338,8 @@ def cost_per_million_tokens(tokens_per_s_gpu, usd_per_gpu_hour):
 
     Both must be finite: nan, inf or a negative figure is refused by name.
     """
-    tokens_per_s_gpu = _finite("tokens_per_s_gpu", tokens_per_s_gpu, positive=True)
-    usd_per_gpu_hour = _finite("usd_per_gpu_hour", usd_per_gpu_hour)
+    tokens_per_s_gpu = check_number("tokens_per_s_gpu", tokens_per_s_gpu, strict=True)
+    usd_per_gpu_hour = check_number("usd_per_gpu_hour", usd_per_gpu_hour)
     return usd_per_gpu_hour / (tokens_per_s_gpu * 3600 / 1e6)
 
 
@@ -365,8 +353,8 @@ def tokens_per_s_per_mw(tokens_per_s_gpu, kw_per_gpu):
     ...
     fabric.SpecError: tokens_per_s_gpu must be a finite number >= 0, got tokens_per_s_gpu=nan
     """
-    tokens_per_s_gpu = _finite("tokens_per_s_gpu", tokens_per_s_gpu)
-    kw_per_gpu = _finite("kw_per_gpu", kw_per_gpu, positive=True)
+    tokens_per_s_gpu = check_number("tokens_per_s_gpu", tokens_per_s_gpu)
+    kw_per_gpu = check_number("kw_per_gpu", kw_per_gpu, strict=True)
     return tokens_per_s_gpu / (kw_per_gpu / 1000.0)
 
 
@@ -419,9 +407,9 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
     if tier not in TIERS:
         raise SpecError(f"tier must be one of {', '.join(TIERS)}, got {tier!r}")
     if kw_per_gpu is not None:
-        kw_per_gpu = _finite("kw_per_gpu", kw_per_gpu, positive=True)
+        kw_per_gpu = check_number("kw_per_gpu", kw_per_gpu, strict=True)
     if chip_price is not None:
-        chip_price = _finite("chip_price", chip_price, positive=True)
+        chip_price = check_number("chip_price", chip_price, strict=True)
     chip = fabric.chip
     # a failure renames the fabric ("nvl72 without 1 link"); the hardware paid for is the same
     built = fabric if fabric.intact is None else fabric.intact
@@ -449,7 +437,7 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
         raise SpecError(f"no published GPU-hour price for {fabric.name!r} (chip "
                         f"{getattr(chip, 'name', chip)!r}): give chip_price (dollars per chip "
                         "with its server share)")
-    chip_price = _finite("chip_price", chip_price, positive=True)
+    chip_price = check_number("chip_price", chip_price, strict=True)
     kw_source = "user" if kw_per_gpu is not None else "analysis.bill_of_materials (IT power)"
     if bom is None:
         if kw_per_gpu is None:
@@ -638,10 +626,7 @@ class PrefillTime:
         >>> round(h.exposed_launch(1.0) * 1e6, 6)
         9.0
         """
-        if isinstance(device, bool) or not isinstance(device, numbers.Real) or not (
-                math.isfinite(device) and device >= 0):
-            raise SpecError(f"device must be a finite number of seconds >= 0, got "
-                            f"device={device!r}")
+        device = check_number("device", device, unit=" seconds")
         if not self.launch_layers or not (self.launch or self.boundary):
             return 0.0
         heavy = sum(sum(flags) * r for flags, r in self.launch_layers)
@@ -695,11 +680,7 @@ class PrefillTime:
             return self.comm_at(tokens)
         if self.comm_one is None or self.isl < 2:
             return tokens * self.comm / self.isl
-        v = self.comm_one
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
-                math.isfinite(v) and v >= 0):
-            raise SpecError(f"comm_one must be a finite number of seconds >= 0 or None, got "
-                            f"comm_one={v!r}")
+        v = check_number("comm_one", self.comm_one, unit=" seconds", tail=" or None")
         slope = max(0.0, (self.comm - v) / (self.isl - 1))
         return v + slope * (tokens - 1)
 
@@ -765,17 +746,14 @@ def eager_pass_seconds(kernel_seconds, *, launch=LAUNCH_OVERHEAD.value, repeat=1
     except TypeError:
         raise SpecError(f"kernel_seconds must be a sequence of seconds, got "
                         f"{kernel_seconds!r}") from None
-    if any(isinstance(d, bool) or not isinstance(d, numbers.Real) for d in ds):
+    if any(not is_real(d) for d in ds):
         # a bool is not a duration (True read as 1 s), nor is a string
         raise SpecError(f"kernel_seconds must be numbers of seconds, got {kernel_seconds!r}")
     ds = [float(d) for d in ds]
     if any(not (math.isfinite(d) and d >= 0) for d in ds):
         raise SpecError(f"kernel_seconds must be finite numbers of seconds >= 0, got {ds!r}")
-    if isinstance(launch, bool) or not isinstance(launch, numbers.Real) or not (
-            math.isfinite(launch) and launch >= 0):
-        raise SpecError(f"launch must be a finite number of seconds >= 0, got "
-                        f"launch={launch!r}")
-    return _eager_makespan([(ds, _count("repeat", repeat, 1))], float(launch))
+    launch = check_number("launch", launch, unit=" seconds")
+    return _eager_makespan([(ds, _count("repeat", repeat, 1))], launch)
 
 
 def _pass_kernel_names(m, lay):
@@ -1172,25 +1150,22 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     m = model_config(model)
     chip = fabric_chip(fabric, chip)
     isl = _count("isl", isl, 1)
-    for name, v in (("launch_overhead", launch_overhead),
-                    ("graph_kernel_overhead", graph_kernel_overhead)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
-                math.isfinite(v) and v >= 0):
-            raise SpecError(f"{name} must be a finite number of seconds >= 0, got "
-                            f"{name}={v!r}")
-    for name, v in (("efficiency", efficiency), ("hbm_efficiency", hbm_efficiency)):
-        if v is None:
-            continue
-        if isinstance(v, bool) or not (isinstance(v, numbers.Real) and 0 < v <= 1):
-            raise SpecError(f"{name} must be in (0, 1], got {name}={v!r}")
+    launch_overhead = check_number("launch_overhead", launch_overhead, unit=" seconds")
+    graph_kernel_overhead = check_number("graph_kernel_overhead", graph_kernel_overhead,
+                                         unit=" seconds")
+    if efficiency is not None:
+        efficiency = check_fraction("efficiency", efficiency, 0, 1, lo_open=True)
+    if hbm_efficiency is not None:
+        hbm_efficiency = check_fraction("hbm_efficiency", hbm_efficiency, 0, 1, lo_open=True)
     lay = parse_layout(layout, fabric.n_endpoints)
     n, tp, dp, ep = lay.chips, lay.tp, lay.dp, lay.ep
     if instance is None:
         pos = instance_chips(fabric, n, tp=tp)
     else:
         where = {c: i for i, c in enumerate(fabric.endpoints)}
-        names = [instance] if isinstance(instance, str) else (
-            list(instance) if hasattr(instance, "__iter__") else [instance])
+        names = items_of(instance)
+        if names is None:               # one chip named bare
+            names = [instance]
         pos = tuple(where.get(c, -1) if isinstance(c, str) else -1 for c in names)
         if len(pos) != n or -1 in pos or len(set(pos)) != n:
             bad = [c for c, p in zip(names, pos) if p < 0]
@@ -1257,7 +1232,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
         exchange_kernel(ep_kernel)      # a name it knows (SpecError names the choices)
     gathers = trtllm_gathers(m, chip, lay, engine, ep_kernel)
     db = ((trtllm_gather_element_bytes(m, chip) if gathers else ab) if dispatch_bytes is None
-          else _finite("dispatch_bytes", dispatch_bytes, positive=True))
+          else check_number("dispatch_bytes", dispatch_bytes, strict=True))
     # a chunk's collectives are costed at the chunk's own size (PrefillTime.chunk_comm): each
     # pays its fixed latency once per pass, and the runtime picks its protocol for the
     # chunk's bytes (under NCCL the cost is not affine in them), once per size
@@ -1489,22 +1464,15 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk, step_launch=0
     if not isinstance(prefill, PrefillTime):
         raise SpecError(f"prefill must be a PrefillTime (analysis.prefill_time), got "
                         f"{type(prefill).__name__}")
-    for name, v in (("step_weights", step_weights), ("step_compute", step_compute),
-                    ("step_launch", step_launch)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
-                math.isfinite(v) and v >= 0):
-            raise SpecError(f"{name} must be a finite number of seconds >= 0, got "
-                            f"{name}={v!r}")
+    step_weights = check_number("step_weights", step_weights, unit=" seconds")
+    step_compute = check_number("step_compute", step_compute, unit=" seconds")
+    step_launch = check_number("step_launch", step_launch, unit=" seconds")
     _count("chunk", chunk, 0, "prompt tokens")
     # a PrefillTime built by hand (as below) is checked as prefill_time's own would hold:
     # isl 0 divided by zero, a negative isl or time gave a negative saving, nan read as 0
     _count("prefill.isl", prefill.isl, 1, "prompt tokens")
     for name in ("compute", "weights", "expert_weights", "boundary"):
-        v = getattr(prefill, name)
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
-                math.isfinite(v) and v >= 0):
-            raise SpecError(f"prefill.{name} must be a finite number of seconds >= 0, got "
-                            f"{v!r}")
+        check_number(f"prefill.{name}", getattr(prefill, name), unit=" seconds")
     if prefill.expert_weights > prefill.weights:
         raise SpecError(f"prefill.expert_weights ({prefill.expert_weights!r} s) is part of "
                         f"prefill.weights ({prefill.weights!r} s): it cannot exceed it")
@@ -1627,9 +1595,7 @@ def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTIO
     """
     m = model_config(model)
     chip = fabric_chip(fabric, chip)
-    if isinstance(usable_hbm, bool) or not (isinstance(usable_hbm, numbers.Real)
-                                            and 0 < usable_hbm <= 1):
-        raise SpecError(f"usable_hbm must be in (0, 1], got usable_hbm={usable_hbm!r}")
+    usable_hbm = check_fraction("usable_hbm", usable_hbm, 0, 1, lo_open=True)
     out = []
     for n in instance_sizes(fabric):
         if n > m.routed_experts or m.weight_bytes_total > n * chip.hbm_bytes * usable_hbm:
@@ -1794,21 +1760,17 @@ def _speculative_setting(setting):
         raise SpecError(f"a speculative setting is a (draft_length, acceptance) pair, got "
                         f"{setting!r}") from None
     _count("draft_length", k, 0)
-    if isinstance(a, bool) or not isinstance(a, numbers.Real):
-        raise SpecError(f"acceptance must be in [0, 1], got acceptance={a!r}")
-    k, a = int(k), float(a)
+    k, a = int(k), check_fraction("acceptance", a, 0, 1)
     expected_accepted_tokens(k, a)                   # validates the ranges
     return k, a
 
 
 def _check_draft_cost(draft_cost):
     """``draft_cost``: None (priced) or a finite fraction of a plain step >= 0."""
-    if draft_cost is not None and not (
-            isinstance(draft_cost, numbers.Real) and not isinstance(draft_cost, bool)
-            and math.isfinite(draft_cost) and draft_cost >= 0):
-        raise SpecError(f"draft_cost must be a finite number >= 0 (a fraction of a plain "
-                        f"step) or None (priced), got draft_cost={draft_cost!r}")
-    return draft_cost
+    if draft_cost is None:
+        return None
+    return check_number("draft_cost", draft_cost,
+                   tail=" (a fraction of a plain step) or None (priced)")
 
 
 def _no_mtp(m):
@@ -2051,7 +2013,7 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
     if batch < fr.micro:
         raise SpecError(f"micro_batches={fr.micro} exceeds batch={batch}: each micro-batch "
                         f"needs at least one sequence")
-    _check_draft_cost(draft_cost)
+    draft_cost = _check_draft_cost(draft_cost)
     if k and draft_cost is None and not m.mtp_modules:
         raise SpecError(_no_mtp(m))
     lay = str(parse_layout(layout, fabric.n_endpoints))
@@ -2135,10 +2097,9 @@ class ClosedLoopRun:
 
 
 def _lengths(name, values):
-    try:
-        vals = list(values)
-    except TypeError:
-        raise SpecError(f"{name} must be a sequence of integers >= 1, got {values!r}") from None
+    vals = items_of(values)
+    if vals is None:
+        raise SpecError(f"{name} must be a sequence of integers >= 1, got {values!r}")
     # ``type(v) is int`` first: a run's lengths are plain ints, and the ABC check of each of
     # 100,000 of them is most of a long run's set-up
     if not vals or any(type(v) is not int and not is_int(v) or v < 1 for v in vals):
@@ -2580,9 +2541,7 @@ class _Sweep:
         isl, osl = int(isl), int(osl)
         _check_choice("mode", mode, MODES)
         _check_choice("definition", definition, tuple(DEFINITIONS))
-        if isinstance(usable_hbm, bool) or not (isinstance(usable_hbm, numbers.Real)
-                                                and 0 < usable_hbm <= 1):
-            raise SpecError(f"usable_hbm must be in (0, 1], got usable_hbm={usable_hbm!r}")
+        usable_hbm = check_fraction("usable_hbm", usable_hbm, 0, 1, lo_open=True)
         bad = {"batch", "context", "layout", "tokens_per_sequence", "graph_batch",
                "parameters"} & set(decode_kwargs)
         if bad:
@@ -2591,13 +2550,10 @@ class _Sweep:
         self.m, self.fabric, self.isl, self.osl = m, fabric, isl, osl
         self.mode, self.definition = mode, definition
         self.usable = usable_hbm
-        if prefill_efficiency is not None and (
-                isinstance(prefill_efficiency, bool)
-                or not (isinstance(prefill_efficiency, numbers.Real)
-                        and 0 < prefill_efficiency <= 1)):
-            raise SpecError(f"prefill_efficiency must be in (0, 1] or None (each GEMM at its "
-                            f"published efficiency), got prefill_efficiency="
-                            f"{prefill_efficiency!r}")
+        if prefill_efficiency is not None:
+            prefill_efficiency = check_fraction(
+                "prefill_efficiency", prefill_efficiency, 0, 1, lo_open=True,
+                tail=" or None (each GEMM at its published efficiency)")
         # one GEMM efficiency for prefill and decode: a compute_efficiency given for the
         # decode steps prices the prompts' GEMMs too, unless prefill_efficiency says otherwise
         self.eff = (decode_kwargs.get("compute_efficiency") if prefill_efficiency is None
@@ -2918,7 +2874,7 @@ def pareto_front(points, x="tokens_per_s_user", y="tokens_per_s_gpu"):
     for p in points:
         for key in (x, y):
             v = get(p, key)
-            if isinstance(v, bool) or not isinstance(v, numbers.Real) or math.isnan(v):
+            if not is_real(v) or math.isnan(v):
                 raise SpecError(f"pareto_front: every point's {key} must be a number (not "
                                 f"nan), got {v!r}")
     order = sorted(range(len(points)), key=lambda i: (-get(points[i], x), -get(points[i], y),
@@ -2970,12 +2926,8 @@ class ServingFrontier:
     def at_interactivity(self, tokens_per_s_user):
         """The frontier's best tokens/s per GPU among points at least this fast per user,
         or None if none is."""
-        v = tokens_per_s_user
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
-                math.isfinite(v) and v >= 0):
-            # nan compares false with every point (None, silently); a bool is not a speed
-            raise SpecError(f"tokens_per_s_user must be a finite number >= 0, got "
-                            f"tokens_per_s_user={v!r}")
+        # nan compares false with every point (None, silently); a bool is not a speed
+        tokens_per_s_user = check_number("tokens_per_s_user", tokens_per_s_user)
         ok = [p for p in self.points if p.tokens_per_s_user >= tokens_per_s_user]
         return max(ok, key=lambda p: p.tokens_per_s_gpu) if ok else None
 
@@ -3090,10 +3042,11 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                 decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches,
                 adp_balance=adp_balance, max_batched_tokens=max_batched_tokens,
                 kv_inflow=kv_inflow)
-    if isinstance(speculative, (str, bytes)) or not hasattr(speculative, "__iter__"):
+    settings = items_of(speculative)
+    if settings is None:
         raise SpecError(f"speculative must be a sequence of (draft_length, acceptance) "
                         f"settings, e.g. ((0, 0.0),), got {speculative!r}")
-    spec = tuple(_speculative_setting(s) for s in speculative)
+    spec = tuple(_speculative_setting(s) for s in settings)
     if not spec:
         raise SpecError("speculative must name at least one setting, e.g. ((0, 0.0),)")
     if not isinstance(keep_all, bool):
@@ -3102,21 +3055,21 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         raise SpecError(f"n_batches must be an integer >= 2 (the thinned grid keeps the "
                         f"smallest and the largest batch; pass batches= for one), got "
                         f"n_batches={n_batches!r}")
-    if layouts is not None and not isinstance(layouts, (str, bytes)) and hasattr(
-            layouts, "__iter__"):
-        layouts = list(layouts)
+    listed = None if layouts is None else items_of(layouts)
+    if listed is not None:              # a sequence (a string is one layout: refused below)
+        layouts = listed
     if layouts is not None and (not isinstance(layouts, list) or not layouts):
         raise SpecError(f"layouts must be a non-empty sequence of layouts (e.g. ['tp=8']) "
                         f"or None (search them all), got {layouts!r}")
     if batches is not None:
-        batches = sorted(set(batches))
-        if not batches or any(not is_int(b) or b < 1 for b in batches):
+        given = items_of(batches)
+        if not given or any(not is_int(b) or b < 1 for b in given):
             raise SpecError(f"batches must be integers >= 1, got {batches!r}")
-        batches = [int(b) for b in batches]     # numpy integers as n_batches takes them
+        batches = sorted({int(b) for b in given})   # numpy integers as n_batches takes them
         if batches[0] < sw.micro:
             raise SpecError(f"micro_batches={sw.micro} exceeds batch={batches[0]}: each "
                             f"micro-batch needs at least one sequence")
-    _check_draft_cost(draft_cost)
+    draft_cost = _check_draft_cost(draft_cost)
     unpriced = []
     if draft_cost is None and not m.mtp_modules and any(k for k, _ in spec):
         # no MTP module to price a draft from: plain decoding only, and say so

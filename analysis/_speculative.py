@@ -24,14 +24,12 @@ Examples
 2.8013
 """
 
-import math
-import numbers
 from dataclasses import dataclass
 
 from fabric import SpecError
 from fabric._units import is_int
 
-from ._decode import decode_step
+from ._decode import check_fraction, check_number, decode_step
 
 __all__ = ["SpeculativeResult", "expected_accepted_tokens", "speculative_decode",
            "speculative_speedup"]
@@ -44,21 +42,6 @@ def _check_k(k):
     return int(k)
 
 
-def _check_cost(name, value, unit=""):
-    """``value`` as a float if it is a finite number >= 0 (not a bool: True is no cost),
-    else a SpecError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
-            math.isfinite(value) and value >= 0):
-        raise SpecError(f"{name} must be a finite number >= 0{unit}, got {name}={value!r}")
-    return float(value)
-
-
-def _check_a(a):
-    if isinstance(a, bool) or not isinstance(a, numbers.Real) or not 0 <= a <= 1:
-        raise SpecError(f"acceptance must be in [0, 1], got acceptance={a!r}")
-    return float(a)
-
-
 def expected_accepted_tokens(draft_length, acceptance):
     """Expected tokens per verification cycle: ``(1 - a^(k+1)) / (1 - a)``.
 
@@ -67,7 +50,7 @@ def expected_accepted_tokens(draft_length, acceptance):
     >>> expected_accepted_tokens(3, 1.0), expected_accepted_tokens(3, 0.0)
     (4.0, 1.0)
     """
-    k, a = _check_k(draft_length), _check_a(acceptance)
+    k, a = _check_k(draft_length), check_fraction("acceptance", acceptance, 0, 1)
     if a == 1.0:
         return float(k + 1)
     return (1.0 - a ** (k + 1)) / (1.0 - a)
@@ -81,7 +64,7 @@ def speculative_speedup(draft_length, acceptance, draft_cost):
     >>> speculative_speedup(0, 0.5, 0.1)
     1.0
     """
-    _check_cost("draft_cost", draft_cost)
+    check_number("draft_cost", draft_cost)
     k = _check_k(draft_length)
     return expected_accepted_tokens(k, acceptance) / (draft_cost * k + 1.0)
 
@@ -156,7 +139,7 @@ def speculative_decode(model, fabric, *, draft_length, acceptance, batch, contex
     >>> round(s.expected_tokens, 3), s.verify_time >= s.base_time, s.speedup <= s.speedup_bound
     (2.533, True, True)
     """
-    k, a = _check_k(draft_length), _check_a(acceptance)
+    k, a = _check_k(draft_length), check_fraction("acceptance", acceptance, 0, 1)
     if (draft_time is None) == (draft_cost is None):
         raise SpecError("give exactly one of draft_time (seconds per drafted token) and "
                         f"draft_cost (fraction of a step), got draft_time={draft_time!r}, "
@@ -167,9 +150,9 @@ def speculative_decode(model, fabric, *, draft_length, acceptance, batch, contex
     verify = decode_step(model, fabric, batch=batch, context=context,
                          tokens_per_sequence=k + 1, **decode_kwargs)
     if draft_time is None:
-        draft_time = _check_cost("draft_cost", draft_cost) * base.time
+        draft_time = check_number("draft_cost", draft_cost) * base.time
     else:
-        _check_cost("draft_time", draft_time, " seconds")
+        check_number("draft_time", draft_time, unit=" seconds")
     tokens = expected_accepted_tokens(k, a)
     cycle = k * draft_time + verify.time
     per_user = tokens / cycle

@@ -36,6 +36,8 @@ import concurrent.futures
 import itertools
 from collections.abc import Mapping
 
+from fabric._units import items_of
+
 from ._progress import Progress
 
 __all__ = ["parameter_grid", "sweep"]
@@ -68,10 +70,9 @@ def parameter_grid(**axes):
     names = list(axes)
     values = []
     for name in names:
-        vals = axes[name]
-        if isinstance(vals, (str, bytes)) or not hasattr(vals, "__iter__"):
-            raise ValueError(f"axis {name!r} must be a sequence of values, got {vals!r}")
-        vals = list(vals)
+        vals = items_of(axes[name])
+        if vals is None:
+            raise ValueError(f"axis {name!r} must be a sequence of values, got {axes[name]!r}")
         if not vals:
             raise ValueError(f"axis {name!r} has no values")
         values.append(vals)

@@ -30,12 +30,11 @@ Examples
 
 import dataclasses
 import math
-import numbers
 
 import numpy as np
 
 from fabric import NodeError, SpecError
-from fabric._units import is_bool, is_int
+from fabric._units import is_bool, is_int, is_real
 
 __all__ = ["TRAFFIC", "LinkLoads", "TrafficMatrix", "link_loads",
            "traffic"]
@@ -138,7 +137,7 @@ def _hot_positions(fabric, hot):
 def _positive(x, name):
     try:
         # float(), not np.isfinite: an int beyond int64 (2**64 bytes) is no numpy number
-        v = float(x) if isinstance(x, numbers.Real) and not isinstance(x, bool) else math.nan
+        v = float(x) if is_real(x) else math.nan
     except OverflowError:
         v = math.inf
     if not math.isfinite(v) or v <= 0:

@@ -278,6 +278,10 @@ _GH200 = ("RRZE-HPC/gpu-benches gpu-latency/gh200.txt (commit 1038c5d, 2025-02-1
           "pointer-chase benchmark of Ernst et al.: one warp, random order, 128-B lines, "
           "clock 1980 MHz, printed cycles per access)")
 _HOPPER_CLOCK = 1.98e9          # Hz: the clock gh200.txt prints; H100/H200 SXM boost alike
+_AI_KERNELS = ("markdewing/AI_kernels latency/ (README.md at 0d701add; cuda/latency.cu at "
+               "43782ac8, data/b200.dat and data/gh200.dat at b6bc5634): one thread chases a "
+               "shuffled cyclic chain of one 4-B int per 128-B line, clock64 over 2^25 dependent "
+               "loads, working sets 256 B to 1.5 GB, clocks not locked, printed cycles per load")
 _MT4G = ("caps-tum/mt4g (MT4G, TU Munich's GPU memory-topology discovery tool) "
          "sample_results/'NVIDIA H100 80GB HBM3.json' (commit 043c8c64; run 2025-08-10, nvcc "
          "12.9, clock 1980 MHz; p-chase through constant memory; its H100 NVL run gives the "
@@ -363,18 +367,23 @@ EXCHANGE_LATENCY = {
     },
     "blackwell": {
         "hbm_load": Parameter(
-            "exchange.latency.blackwell.hbm_load", 689.0 / _HOPPER_CLOCK, "s",
-            "assumption: no named Blackwell DRAM-latency figure was found (Jarmusch & "
-            "Chandrasekaran arXiv 2512.02189 state '420 cycles for cache misses' without a "
-            "method; an unnamed public survey measured ~840 cycles = ~530 ns on a B200 locked "
-            "at 1.59 GHz): Hopper's 348 ns (" + _GH200 + ") carried to Blackwell, a lower "
-            "bound if that survey is right"),
+            "exchange.latency.blackwell.hbm_load", 859.45 / _HOPPER_CLOCK, "s",
+            _AI_KERNELS + ": B200 858.8-859.5 cycles per load for 1082-1488 MiB working "
+            "sets (DRAM; 855.3-858.0 at 416-787 MiB); the same chase on GH200 gives 687.7-689.8 "
+            "at those sets, as " + _GH200 + " does (688.8-689.2: Hopper's hbm_load), so the two "
+            "methods agree. 859.45 cycles (1488 MiB) at the Blackwell clock assumption (1980 MHz, "
+            "cycle: one clock for every Blackwell cycle count) = 434.1 ns. Assumption: GB200's "
+            "GPU (the same B200 dies) alike; the same chase on B300 gives 848 cycles (810 with "
+            "the clock locked at 2032 MHz). Session 30 (moe); before, Hopper's 348 ns was carried "
+            "to Blackwell (assumption)"),
         "l2_hit": Parameter(
             "exchange.latency.blackwell.l2_hit", 150e-9, "s",
             "Chips and Cheese, 'Nvidia's B200: Keeping the CUDA Juggernaut Rolling' (2025, "
             "8x B200): L2 latency within the attached partition ~150 ns (read through two "
             "secondary copies: besthub.dev's summary and a public B200 survey that "
-            "cross-checks it at ~298 cycles)"),
+            "cross-checks it at ~298 cycles). Corroborated by " + _AI_KERNELS + ": B200 "
+            "292.8-296.8 cycles per load for 0.37-32 MiB working sets (GH200 279.0-281.6 at "
+            "0.37-23 MiB, as RRZE's gh200.txt), 294.2 at 995 KiB = 148.6 ns at 1980 MHz, within 1%"),
         "l2_atomic": Parameter(
             "exchange.latency.blackwell.l2_atomic", (148e-9 + 344e-9) / 2, "s",
             "P. Shankhdhar, 'Outperforming cuBLAS on NVFP4' (cudaforfun.substack.com, 2026; "
@@ -385,26 +394,35 @@ EXCHANGE_LATENCY = {
         "l1_hit": Parameter(
             "exchange.latency.blackwell.l1_hit", 32.0 / _HOPPER_CLOCK, "s",
             "assumption: no named Blackwell L1 hit latency was found: Hopper's 32.0 cycles at "
-            "1.98 GHz = 16.2 ns (" + _GH200 + ") carried to Blackwell, as hbm_load is"),
+            "1.98 GHz = 16.2 ns (" + _GH200 + ") carried to Blackwell. Supported by one "
+            "method run on both: " + _AI_KERNELS + " gives B200 and GH200 the same L1 hit, "
+            "39.625-39.646 cycles per load for 0.25-202 KiB working sets (a few cycles above "
+            "RRZE's on both; the README: a difference not isolated)"),
         "const_l1": Parameter(
             "exchange.latency.blackwell.const_l1", 20.698 / _HOPPER_CLOCK, "s",
             "assumption: no named Blackwell constant-cache latency was found: Hopper's 20.70 "
-            "cycles at 1.98 GHz = 10.5 ns (" + _MT4G + ") carried to Blackwell, as hbm_load and "
-            "l1_hit are"),
+            "cycles at 1.98 GHz = 10.5 ns (" + _MT4G + ") carried to Blackwell, as "
+            "l1_hit is"),
         "const_l15": Parameter(
             "exchange.latency.blackwell.const_l15", 104.898 / _HOPPER_CLOCK, "s",
             "assumption: no named Blackwell constant-cache latency was found: Hopper's L1.5 "
             "104.90 cycles at 1.98 GHz = 53.0 ns (" + _MT4G + ") carried to Blackwell, as "
-            "hbm_load and l1_hit are"),
+            "l1_hit and const_l1 are"),
         "cycle": Parameter(
             "exchange.latency.blackwell.cycle", 1.0 / _HOPPER_CLOCK, "s",
             "assumption: no named Blackwell clock is used for a kernel's scheduled cycles: "
-            "Hopper's 1980 MHz (" + _GH200 + ") carried to Blackwell, as hbm_load and l1_hit "
-            "are; the cycle counts themselves are read from sm_90a code (" + _STALL_COUNTS + ")"),
+            "Hopper's 1980 MHz (" + _GH200 + ") carried to Blackwell, as l1_hit is; "
+            "hbm_load's B200 cycles convert with it. The cycle counts themselves are read "
+            "from compiled code: TensorRT-LLM's "
+            "one-sided kernels' 'blackwell' round_cycles tables from their sm_100a builds "
+            "(flashinfer 579435f9 and 5e891c6b, sessions 24-29), their per-phase cycle counts "
+            "the least of their sm_100a and sm_90a builds (sessions 25-27); DeepEP's, NCCL EP's "
+            "and pplx's from sm_90 / sm_90a builds only (no sm_100a build walked: taken on "
+            "Blackwell unchanged, an assumption) (" + _STALL_COUNTS + ")"),
         "shared_load": Parameter(
             "exchange.latency.blackwell.shared_load", 29.882 / _HOPPER_CLOCK, "s",
             "assumption: no named Blackwell shared-memory latency was found: Hopper's 29.88 "
-            "cycles at 1.98 GHz = 15.1 ns (" + _MT4G + ") carried to Blackwell, as hbm_load, "
+            "cycles at 1.98 GHz = 15.1 ns (" + _MT4G + ") carried to Blackwell, as "
             "l1_hit and const_l1 are"),
         "peer_load": Parameter(
             "exchange.latency.blackwell.peer_load", 20525.53 / 12 * 1e-9, "s",
@@ -1730,10 +1748,10 @@ class ExchangeKernel:
 
         >>> k = exchange_kernel("one-sided")
         >>> t, used = k.chain_latency(0, "blackwell", ranks=8, rounds=4, slots=8)
-        >>> round(t * 1e9)      # 2 x 348 + 8 x 246 + 53 + 7 x 10.5 + 7 x 16.2 + 8 x 125 x 0.505 + 53 + 8 x 53 + (4 + 2) x 348 + 2 x (8 + 1) x 10.5 + (3 x 508 + 3 x 97 + 105) x 0.505 + 246 + 2 x 150 + (89 + 233 + 164) x 0.505
-        7922
+        >>> round(t * 1e9)      # 2 x 434 + 8 x 246 + 53 + 7 x 10.5 + 7 x 16.2 + 8 x 125 x 0.505 + 53 + 8 x 53 + (4 + 2) x 434 + 2 x (8 + 1) x 10.5 + (3 x 508 + 3 x 97 + 105) x 0.505 + 246 + 2 x 150 + (89 + 233 + 164) x 0.505
+        8611
         >>> round(k.chain_latency(0, "blackwell", ranks=8, rounds=4, ep=64, slots=8)[0] * 1e9)
-        8292
+        8981
         """
         table = EXCHANGE_LATENCY[arch]
         times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds),
@@ -2275,12 +2293,12 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "stores (plain pointers, no restrict): two more HBM loads. A post-quantized "
                        "token's scale factors are one more payload (nvlink_one_sided.py: hidden, "
                        "[sf], ...), its rounds counted when dispatch_bytes gives the payloads "
-                       "apart (analysis.moe_exchange: a tuple). Not counted: "
-                       "later pulled rounds' L1 re-reads of the routing metadata (session 21: the "
-                       "16-B loop's back edge, 0x1290 -> 0x0660 in 579435f9's sm_100a combine, "
-                       "re-runs the send-index and target-rank loads and the pointer-row read "
-                       "every round: two L1 hits and a constant-L1 hit, ~43 ns a trip after "
-                       "round 1; left for a per-release read of the rounds' schedules), the "
+                       "apart (analysis.moe_exchange: a tuple). Not in this "
+                       "chain: later pulled rounds' L1 re-reads of the routing metadata (session "
+                       "21: the 16-B loop's back edge, 0x1290 -> 0x0660 in 579435f9's sm_100a "
+                       "combine, re-runs the send-index and target-rank loads and the pointer-row "
+                       "read every round; charged per round by round_reads since session 22, as "
+                       "each build's schedule waits on them). Not counted: the "
                        "flags' first pass (in the kernel floor); the "
                        "release fence is its own step (release_fence: one peer round trip). "
                        "Per-peer loops (session 13, TensorRT-LLM moeAlltoAllKernels.cu "
@@ -2333,9 +2351,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "(const_l15 x one), a constant-L1 hit for each later one (const_l1 x "
                        "further_payloads and once per small payload). Not charged: an L1.5 miss (the rows' 256-B "
                        "L1.5 lines taken as present: a lower bound), the barriers' flag-pointer "
-                       "loads (in the kernel floor's barrier), the combine's later rounds' "
-                       "constant-L1 re-reads (10 ns each, beside their unpriced L1 metadata "
-                       "re-reads)")),
+                       "loads (in the kernel floor's barrier); the combine's later rounds' "
+                       "constant-L1 and L1 metadata re-reads are round_reads' (session 22)")),
             ("pointer_overlap", ("the same kernels compiled for sm_90a (579435f9 and 5e891c6b, "
                                  "nvcc 13.0 -O3, session 21): slots 0 and 1's pointer loads go "
                                  "out together (@P5 / @P4 LDC.64 c[0x0][R+0x210]), slots 2-7's "

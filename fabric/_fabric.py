@@ -29,6 +29,8 @@ from ._schema import default_endpoints, validate_graph
 from ._structure import Clos, Dragonfly, Grid, Switched
 from ._units import is_int, is_numeral, items_of, name_list, show_value
 
+_INT64 = np.dtype(np.int64)
+
 __all__ = ["EdgeArrays", "Fabric"]
 
 #: The types :attr:`Fabric.structure` may hold (besides ``None``).
@@ -277,6 +279,20 @@ class Fabric:
         ...
         fabric.NodeError: torus:2x2: src holds node index -1, outside 0..3
         """
+        n = len(self.nodes)
+        # Fast paths for the common calls (one index; a one-dimensional int64 array, returned
+        # as is, as the general path returns it), taken only when the answer is valid: any
+        # other input, or an index out of range, goes the general way to the same error.
+        if is_int(x):
+            if 0 <= x < n:
+                return np.array((x,), dtype=np.int64)
+        elif type(x) is np.ndarray and x.dtype is _INT64 and x.ndim == 1 and x.size:
+            if x.size <= 16:                # a numpy reduction costs more than this below ~16
+                v = x.tolist()
+                if min(v) >= 0 and max(v) < n:
+                    return x
+            elif x.view(np.uint64).max() < n:   # a negative index reads as >= 2**63
+                return x
         try:
             a = np.asarray(x)
         except (TypeError, ValueError, OverflowError):      # ragged, or no array at all
@@ -289,7 +305,6 @@ class Fabric:
         if a.dtype.kind not in "iu":
             raise TypeError(f"{what} must be node indices (integers), got dtype {a.dtype}")
         a = np.atleast_1d(a)
-        n = len(self.nodes)
         # one reduction: a negative index reads as 2**64 + it on uint64, so >= n as well
         if a.astype(np.int64, copy=False).view(np.uint64).max() >= n:
             bad = int(a[(a < 0) | (a >= n)][0])

@@ -486,11 +486,17 @@ class DimOrder:
             sel = (wt != 0) & (m > 0)
             if not sel.any():
                 continue
-            base = line[sel] * width
-            diff = (np.bincount(base + start[sel], weights=wt[sel], minlength=L * width)
-                    - np.bincount(base + start[sel] + m[sel], weights=wt[sel],
-                                  minlength=L * width))
+            first = line[sel] * width + start[sel]
+            past = first + m[sel]
+            wts = wt[sel]
+            diff = (np.bincount(first, weights=wts, minlength=L * width)
+                    - np.bincount(past, weights=wts, minlength=L * width))
             acc = np.cumsum(diff.reshape(L, width), axis=1)[:, :2 * s]
+            # The sum of a run's + and - weights is not always exactly 0 in floating point:
+            # a slot no run covers (an integer count of 0) carries exactly 0, not a residue.
+            runs = (np.bincount(first, minlength=L * width)
+                    - np.bincount(past, minlength=L * width))
+            acc[np.cumsum(runs.reshape(L, width), axis=1)[:, :2 * s] == 0] = 0.0
             acc = acc[:, :s] + acc[:, s:]
             tl = tab[key]
             valid = tl >= 0

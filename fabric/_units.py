@@ -474,6 +474,24 @@ def is_int(x):
     return type(x).__module__ == "numpy" and isinstance(x, numbers.Integral)
 
 
+def is_real(x):
+    """True for a real number: Python's and numpy's ints and floats and any other
+    :class:`numbers.Real` (a Fraction); False for a bool, Python's or numpy's (a flag is not a
+    quantity), and for what is no :class:`numbers.Real` (a Decimal, a complex, a string, a 0-d
+    array). Whether it is finite or in range is each caller's own rule: the one real-number
+    test of the packages (:func:`is_int` for a count).
+
+    >>> import numpy as np
+    >>> from fractions import Fraction
+    >>> [is_real(x) for x in (3, 2.5, np.float32(1), Fraction(1, 2), float("nan"), True,
+    ...                       np.True_, "3", None)]
+    [True, True, True, True, True, False, False, False, False]
+    """
+    if isinstance(x, (int, float)):     # the common case first: this is asked per element
+        return not isinstance(x, bool)
+    return isinstance(x, numbers.Real) and not is_bool(x)
+
+
 def _checked(value, name, what):
     """``value`` if it is a finite real number; else a TypeError or ValueError naming it
     and the helper ``name`` refusing it (a bool is not a quantity, nan has no digits)."""

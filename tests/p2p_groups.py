@@ -1,6 +1,10 @@
 """One Hypothesis strategy for "a rank group of a perhaps degraded fabric, as a runtime sees it",
-and one way to build that view (tests only; the point-to-point tests of sessions 24-28 use
-them)."""
+one way to build that view, and the literal references of NCCL's p2p placement that the
+point-to-point tests of sessions 24-30 share (tests only): a message's channels and protocol
+(``nccl_message``) and a rank's batches on its busiest channel (``nccl_busiest_channel``), each
+written from NVIDIA/nccl's code at the release tags, not from the model's."""
+
+import math
 
 from degrade import built, degrade
 from hypothesis import assume
@@ -34,3 +38,101 @@ def group_view(f, op="send-recv", ranks=None, M=None, transport=None):
     here to a total of 1), ``transport`` a transport spec or None (the fabric's own)."""
     nodes, idx = resolve_ranks(f, ranks)
     return _GroupView(f, op, nodes, idx, transport, None if M is None else M / M.sum(), True)
+
+
+#: NCCL's LL step in bytes, flags included: DEFAULT_LL_BUFFSIZE / NCCL_STEPS (src/init.cc;
+#: src/include/device.h: NCCL_LL_LINES_PER_THREAD 8 x NCCL_LL_MAX_NTHREADS 512 x NCCL_STEPS 8
+#: x sizeof(union ncclLLFifoLine) 16 B, over the 8 steps), v2.18.3-1 .. v2.30.7-1
+LL_STEP = 8 * 512 * 8 * 16 // 8
+#: NCCL_PARAM(P2pLLThreshold, "P2P_LL_THRESHOLD", 16384) (src/enqueue.cc, every tag read)
+LL_THRESHOLD = 16384
+
+
+def version(release):
+    """``"2.28.7"`` -> ``(2, 28, 7)``."""
+    return tuple(map(int, release.split(".")))
+
+
+def nccl_message(release, nbytes, n_min, n_max, chunk, multi, ll_buffer=True):
+    """``(protocol, nChannels)`` of one p2p message of ``nbytes``, as NVIDIA/nccl
+    ``src/enqueue.cc`` ``addP2pToPlan`` sets them for one direction (v2.22.3-1 .. v2.30.7-1;
+    before 2.22 not read: refused). ``n_min`` / ``n_max``: the plan's nChannelsMin /
+    nChannelsMax, ``chunk`` p2pChunkSize (the model's, tested elsewhere), ``multi`` nNodes > 1,
+    ``ll_buffer`` whether the connection has an LL buffer (a peer of the node; never the copy to
+    itself: ``protoLL = !selfSend``).
+
+    The statement: an empty message takes 1 channel; else nChannels starts at
+    ``min(nChannelsMin, divUp(bytes, minPartSize))`` and doubles, while it is at most
+    ``nChannelsMax / 2``, until its parts ``divUp(bytes, nChannels)`` fit ``maxPartSize`` (the
+    start's part is at least minPartSize): the first count of that doubling ladder whose parts
+    fit, the ladder's top if none does. Parts are ``step / 2 .. step`` across nodes and ``step /
+    8 .. step x 32`` in one node. To 2.28 the protocol comes first (LL while bytes <=
+    nChannelsMax x P2pLLThreshold) and an LL message's step is the LL buffer's; from 2.29 the
+    step is p2pChunkSize ("assume SIMPLE protocol to start with") and LL is decided after, on
+    bytes <= nChannels x P2pLLThreshold."""
+    v = version(release)
+    if v < (2, 22, 0):
+        raise ValueError(f"addP2pToPlan's channels before 2.22 were not read ({release})")
+    b = math.ceil(nbytes)
+    early = v < (2, 29, 0)
+    ll = early and ll_buffer and b <= n_max * LL_THRESHOLD
+    step = LL_STEP if ll else chunk
+    smallest, largest = (step // 2, step) if multi else (step // 8, step * 32)
+    if b == 0:
+        channels = 1
+    else:
+        start = min(n_min, -(-b // smallest))
+        ladder = [start]
+        while ladder[-1] <= n_max // 2:
+            ladder.append(2 * ladder[-1])
+        channels = next((c for c in ladder if -(-b // c) <= largest), ladder[-1])
+    if not early:
+        ll = ll_buffer and b <= channels * LL_THRESHOLD
+    return ("LL" if ll else "Simple"), channels
+
+
+def nccl_busiest_channel(release, p2pn, counts, works):
+    """Work batches on one rank's busiest p2p channel: ``works`` its rounds in the order it
+    plans them, each ``(round, parts)``; ``p2pn`` p2pnChannels (a power of two), ``counts``
+    the ranks of each node (one entry: one node). Before 2.22 (not read): 1.
+
+    Replayed from NVIDIA/nccl: a round's base (``src/include/channel.h``
+    ``ncclP2pChannelBaseForRound``) is the round in one node, and across nodes ``(round / L) x
+    divUp(L, 8) + (round % L) / 8`` with L the largest node's ranks to 2.28.3, from 2.28.7 the
+    schedule group (``P2P_SCHEDULE_GROUP_SIZE`` 8, cut to its gcd with each node's ranks it
+    does not divide or exceeds: ``src/init.cc``); the base's low log2(p2pn) bits reversed from
+    2.28; part k's channel (``src/include/device.h`` ``ncclP2pChannelForPart``) ``base +
+    k`` from 2.28, ``base + reverseBits(k)`` in 2.22-2.27, mod p2pn; a channel's work goes to
+    its open batch unless that holds 8 works or this round already, or (from 2.28.7:
+    ``addWorkBatchToPlan`` v2.28.7-1 l.138) a round of another round / 8 group
+    (``src/enqueue.cc``)."""
+    v = version(release)
+    if v < (2, 22, 0):
+        return 1
+    if len(counts) > 1:
+        group = max(counts)
+        if v >= (2, 28, 7):
+            group = 8
+            for c in counts:
+                if c % group or c < group:
+                    group = math.gcd(group, c)
+    bits = (p2pn - 1).bit_length()
+
+    def reverse(x):
+        low = format(x % (1 << bits), f"0{bits}b") if bits else ""
+        return int(low[::-1] or "0", 2)
+
+    batches = {}
+    for r, parts in works:
+        base = (r // group) * -(-group // 8) + (r % group) // 8 if len(counts) > 1 else r
+        if v >= (2, 28, 0):
+            base = reverse(base)
+        for part in range(parts):
+            c = (base + (part if v >= (2, 28, 0) else reverse(part))) & (p2pn - 1)
+            open_batch = batches.setdefault(c, [[]])[-1]
+            if (len(open_batch) == 8 or r in open_batch
+                    or (v >= (2, 28, 7) and any(r // 8 != q // 8 for q in open_batch))):
+                batches[c].append([r])
+            else:
+                open_batch.append(r)
+    return max(len(b) for b in batches.values())

@@ -449,15 +449,21 @@ def simple_paths_reference(f, s, t, policy, cutoff=8):
     return _shortest_of(paths)
 
 
-def brute_loads(f, pairs, policy, nbytes=1.0):
-    """Per directed link loads (contract numbering) of the pairs, ECMP even over paths."""
+def brute_loads(f, pairs, policy, nbytes=1.0, paths=None):
+    """Per directed link loads (contract numbering) of the pairs, ECMP even over paths.
+
+    ``nbytes``: one figure for every pair or one per pair; ``paths(s, t)``: the pair's paths
+    (default :func:`brute_paths` under ``policy``)."""
     r = f.router
     out = np.zeros(r.n_links)
-    for s, t in pairs:
-        ps = brute_paths(f, s, t, policy)
+    if paths is None:
+        def paths(s, t):
+            return brute_paths(f, s, t, policy)
+    for (s, t), w in zip(pairs, np.broadcast_to(nbytes, len(pairs)), strict=True):
+        ps = paths(s, t)
         for p in ps:
             for a, b in itertools.pairwise(p):
-                out[r.link_index(a, b)] += nbytes / len(ps)
+                out[r.link_index(a, b)] += w / len(ps)
     return out
 
 

@@ -87,6 +87,8 @@ def test_scaling_studies_a_family_or_size_given_twice_once(tmp_path):
         rows = list(csv.DictReader(fh))
     assert [(r["family"], r["spec"], r["chips"]) for r in rows] == [
         ("torus", "torus:4x4x4,chip=h100", "64")]
+    # a metric not evaluated is an empty cell, not 'None'
+    assert rows[0]["allreduce_1GiB_s"] == rows[0]["decode_step_s"] == ""
 
 
 def test_an_empty_file_name_is_quoted_as_the_shell_does(capsys):

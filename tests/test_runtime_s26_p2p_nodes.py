@@ -12,13 +12,11 @@ another round / 8 group. Before this
 session every all-to-all across nodes was one batch: a 64-node all-to-all on 16 channels
 queues 4 groups of rounds on each.
 """
-import math
-
 import pytest
 from degrade import built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from p2p_groups import group_view, rank_group
+from p2p_groups import group_view, nccl_busiest_channel, nccl_message, rank_group, version
 
 from analysis import cost
 from analysis._collectives import _transport_spec
@@ -28,66 +26,18 @@ from fabric import runtime, transport
 RELEASES = ["2.20.5", "2.22.3", "2.25.1", "2.28.3", "2.28.7", "2.29.2", "2.30.7"]
 
 
-def _version(release):
-    return tuple(map(int, release.split(".")))
-
-
 def _parts(nmin, nmax, chunk, multi, nbytes, release):
-    # addP2pToPlan's nChannels (2.22 on): from nChannelsMin, doubled while a part exceeds the
-    # largest (the step across nodes, x 32 in one node), parts at least the smallest. The step
-    # is p2pChunkSize, but in 2.22-2.28 an LL message's (one node, at most nChannelsMax x 16
-    # KiB) is the LL buffer's: 8 lines x 512 threads x 16 B (session 27)
-    b = math.ceil(nbytes)
-    if (2, 22, 0) <= _version(release) < (2, 29, 0) and not multi and b <= nmax * 16384:
-        chunk = 8 * 512 * 16
-    lo, hi = (chunk // 2, chunk) if multi else (chunk // 8, chunk * 32)
-    if b <= 0:
+    # one peer message's channels (addP2pToPlan; before 2.22 not read, the replay's 1 batch
+    # does not ask): in one node every peer has an LL buffer, across nodes the network's none
+    if version(release) < (2, 22, 0):
         return 1
-    ch = min(nmin, -(-b // lo))
-    while max(lo, -(-b // ch)) > hi and ch <= nmax // 2:
-        ch *= 2
-    return ch
+    return nccl_message(release, nbytes, nmin, nmax, chunk, multi, ll_buffer=not multi)[1]
 
 
 def _brute(release, counts, p2pn, parts):
-    # literal replay: round r's base (channel.h), its parts' channels (device.h), works added
-    # round by round, a channel's new batch at 8 works, a repeated round, or (2.28.7 on:
-    # v2.28.7-1 addWorkBatchToPlan l.138) a round of another round // 8 group (enqueue.cc);
-    # the busiest channel's batches
-    v = _version(release)
-    if v < (2, 22, 0):
-        return 1
-    p = sum(counts)
-    multi = len(counts) > 1
-    if multi:
-        if v >= (2, 28, 7):
-            size = 8
-            for c in counts:
-                if c % size or c < size:
-                    size = math.gcd(size, c)
-        else:
-            size = max(counts)
-    bits = (p2pn - 1).bit_length()
-
-    def reverse(x):
-        low = format(x % (1 << bits), f"0{bits}b") if bits else ""
-        return int(low[::-1] or "0", 2)
-
-    batches = {}
-    for r in range(p):
-        base = (r // size) * -(-size // 8) + (r % size) // 8 if multi else r
-        if v >= (2, 28, 0):
-            base = reverse(base)
-        for part in range(parts):
-            # 2.28 on: base reversed + part; 2.22-2.27: base + reversed part (device.h)
-            c = (base + (part if v >= (2, 28, 0) else reverse(part))) & (p2pn - 1)
-            cur = batches.setdefault(c, [[]])[-1]
-            if (len(cur) == 8 or r in cur
-                    or (v >= (2, 28, 7) and any(r // 8 != q // 8 for q in cur))):
-                batches[c].append([r])
-            else:
-                cur.append(r)
-    return max(len(b) for b in batches.values())
+    # literal replay (tests/p2p_groups.py): every rank plans rounds 0..p-1, each message on
+    # ``parts`` channels (an all-to-all's one size), so every rank's busiest channel is alike
+    return nccl_busiest_channel(release, p2pn, counts, [(r, parts) for r in range(sum(counts))])
 
 
 @pytest.mark.parametrize("release", RELEASES)
@@ -99,7 +49,7 @@ def test_64_nodes_of_8_queue_four_groups_on_each_of_16_channels(release):
     rt = runtime(f"nccl@{release}")
     view = group_view(f, "all-to-all")
     assert (view.n_nodes, p2p_channels(rt, view)[0]) == (64, 16)
-    want = 1 if _version(release) < (2, 22, 0) else 4
+    want = 1 if version(release) < (2, 22, 0) else 4
     assert p2p_batches(rt, view) == want
 
 

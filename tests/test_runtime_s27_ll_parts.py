@@ -14,12 +14,10 @@ with"), the model's rule 2. Before this session the model reported ``nChannelsMa
 for every 2.22-2.28 message (dgx-h100, 32 KiB: 32 where NCCL runs 4) and cut an all-to-all's
 parts from the Simple step.
 """
-import math
-
 from degrade import built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from p2p_groups import group_view, rank_group
+from p2p_groups import LL_STEP, group_view, nccl_message, rank_group
 
 from analysis import cost
 from analysis._runtime_cost import p2p_channels, p2p_ll_step, p2p_protocol
@@ -27,35 +25,6 @@ from fabric import runtime
 
 RULE1 = ["2.22.3", "2.25.1", "2.27.7", "2.28.3", "2.28.9"]
 LATER = ["2.29.2", "2.30.7"]
-
-#: NCCL's LL step in bytes, flags included: DEFAULT_LL_BUFFSIZE / NCCL_STEPS (init.cc)
-LL_STEP = 8 * 512 * 8 * 16 // 8
-
-
-def _nccl_channels(release, nmin, nmax, chunk, multi, nbytes, local=False):
-    """addP2pToPlan's (protocol, nChannels) for one direction, transliterated (the p2p
-    channel counts and p2pChunkSize are the model's, tested elsewhere); ``local``: the peer
-    is in the sender's node (session 28: its P2P / SHM connection has an LL buffer)."""
-    v = tuple(map(int, release.split(".")))
-    b = math.ceil(nbytes)
-    buffer = not multi or local            # a network peer has no p2p LL buffer
-    if v >= (2, 29, 0):
-        step = chunk                       # "assume SIMPLE protocol to start with"
-    else:
-        ll = buffer and b <= nmax * 16384
-        step = LL_STEP if ll else chunk
-    lo, hi = (step // 2, step) if multi else (step // 8, step * 32)
-    if b == 0:
-        ch = 1
-    else:
-        ch = min(nmin, -(-b // lo))
-        part = max(lo, -(-b // ch))
-        while part > hi and ch <= nmax // 2:
-            ch *= 2
-            part = -(-b // ch)
-    if v >= (2, 29, 0):
-        ll = buffer and b <= ch * 16384
-    return ("LL" if ll else "Simple"), ch
 
 
 def test_ll_step_is_the_ll_buffer_over_its_steps():
@@ -100,5 +69,6 @@ def test_p2p_channels_follow_the_protocols_step(group, release, nbytes, local):
     view = group_view(f, ranks=ranks)
     rt = runtime(f"nccl@{release}")
     _p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
-    assert p2p_protocol(rt, view, nbytes, local) == _nccl_channels(
-        release, nmin, nmax, chunk, view.n_nodes > 1, nbytes, local)
+    multi = view.n_nodes > 1
+    assert p2p_protocol(rt, view, nbytes, local) == nccl_message(
+        release, nbytes, nmin, nmax, chunk, multi, ll_buffer=not multi or local)

@@ -20,19 +20,15 @@ import numpy as np
 from degrade import built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from p2p_groups import group_view, rank_group
+from p2p_groups import group_view, nccl_busiest_channel, nccl_message, rank_group, version
 
 from analysis import cost
-from analysis._runtime_cost import _p2p_plan, p2p_batches, p2p_channels, p2p_ll_step, p2p_schedule
+from analysis._runtime_cost import _p2p_plan, p2p_batches, p2p_channels, p2p_schedule
 from fabric import runtime
 
 RELEASES = ["2.22.3", "2.25.1", "2.28.3", "2.28.7", "2.28.9", "2.29.2", "2.30.7"]
 SPECS = ["dgx-h100", "fattree:k=4", "torus:4x4,chip=h100", "rail:servers=2,gpus=4,chip=h100",
          "rail:servers=4,gpus=2,chip=h100"]
-
-
-def _v(release):
-    return tuple(map(int, release.split(".")))
 
 
 def _quad(n):
@@ -63,7 +59,7 @@ def _nodes(view):
 
 def _schedule(release, nodes, rank):
     """[(sendRank, recvRank)] of ``rank``, round by round (src/init.cc)."""
-    v = _v(release)
+    v = version(release)
     nranks = sum(len(k) for k in nodes)
     node = next(n for n, k in enumerate(nodes) if rank in k)
     out = []
@@ -101,72 +97,29 @@ def _schedule(release, nodes, rank):
 
 
 def _parts(rt, view, nbytes, near, copy):
-    # addP2pToPlan's nChannels (2.22 on): LL only over a connection with an LL buffer (a peer
-    # of the node; never the copy to itself), 2.22-2.28 against nChannelsMax x 16 KiB with an
-    # LL message's step the LL buffer's, 2.29 on every step p2pChunkSize and LL against the
-    # message's own channels (the step, hence the parts, as Simple's)
+    # one message's channels (tests/p2p_groups.py, addP2pToPlan): LL only over a connection
+    # with an LL buffer, a peer of the node (never the copy to itself), every peer in one node
     _p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
     multi = view.n_nodes > 1
-    b = math.ceil(nbytes)
-    ll_ok = not copy and (near or not multi)
-    step = chunk
-    if rt.p2p["ll_rule"] == 1 and ll_ok and b <= nmax * rt.p2p["ll_threshold"]:
-        step = p2p_ll_step(rt)
-    lo, hi = (step // 2, step) if multi else (step // 8, step * 32)
-    if b == 0:
-        return 1
-    ch = min(nmin, -(-b // lo))
-    part = max(lo, -(-b // ch))
-    while part > hi and ch <= nmax // 2:
-        ch *= 2
-        part = -(-b // ch)
-    return ch
+    return nccl_message(rt.version, nbytes, nmin, nmax, chunk, multi,
+                        ll_buffer=not copy and (near or not multi))[1]
 
 
 def _brute(release, view, pairs):
-    # every rank's rounds in schedule order; a round's work on max(send, receive) parts, its
-    # base (channel.h) and parts (device.h) giving the channels; a channel's batches as
-    # addWorkBatchToPlan fills them; the busiest channel of the busiest rank
-    v = _v(release)
-    if v < (2, 22, 0):
+    # every rank's rounds in schedule order, a round's work on max(send, receive) parts
+    # (addP2pToPlan), replayed on its channels (tests/p2p_groups.py); the busiest rank's
+    if version(release) < (2, 22, 0):
         return 1
     rt = runtime(f"nccl@{release}")
-    p2pn = p2p_channels(rt, view)[0]
     nodes = _nodes(view)
     same = view.same_node()
-    bits = (p2pn - 1).bit_length()
-
-    def reverse(x):
-        low = format(x % (1 << bits), f"0{bits}b") if bits else ""
-        return int(low[::-1] or "0", 2)
-
-    if len(nodes) > 1:
-        if v >= (2, 28, 7):
-            size = 8
-            for k in nodes:
-                if len(k) % size or len(k) < size:
-                    size = math.gcd(size, len(k))
-        else:
-            size = max(len(k) for k in nodes)
-    most = 0
-    for rank in range(view.p):
-        batches = {}
-        for r, (send, recv) in enumerate(_schedule(release, nodes, rank)):
-            k = max(_parts(rt, view, pairs[rank][send], same[rank, send], send == rank),
-                    _parts(rt, view, pairs[recv][rank], same[rank, recv], recv == rank))
-            base = (r // size) * -(-size // 8) + (r % size) // 8 if len(nodes) > 1 else r
-            if v >= (2, 28, 0):
-                base = reverse(base)
-            for part in range(k):
-                c = (base + (part if v >= (2, 28, 0) else reverse(part))) & (p2pn - 1)
-                cur = batches.setdefault(c, [[]])[-1]
-                if (len(cur) == 8 or r in cur
-                        or (v >= (2, 28, 7) and any(r // 8 != q // 8 for q in cur))):
-                    batches[c].append([r])
-                else:
-                    cur.append(r)
-        most = max(most, max(len(b) for b in batches.values()))
-    return most
+    counts = [len(k) for k in nodes]
+    p2pn = p2p_channels(rt, view)[0]
+    return max(nccl_busiest_channel(release, p2pn, counts, [
+        (r, max(_parts(rt, view, pairs[rank][send], same[rank, send], send == rank),
+                _parts(rt, view, pairs[recv][rank], same[rank, recv], recv == rank)))
+        for r, (send, recv) in enumerate(_schedule(release, nodes, rank))])
+        for rank in range(view.p))
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -39,9 +39,10 @@ def test_sizes_are_near_the_targets():
 
 
 def test_cli_writes_csv_and_figures_and_reruns_are_identical(tmp_path):
-    # one run in two processes (the default --jobs 2), one serial: the same files, and no
-    # run time in the CSV
-    argv = ["scaling", "--families", "torus", "--sizes", "64", "--collective-limit", "0",
+    # one run in two processes (the default --jobs 2), one serial: the same files (the
+    # collectives and decode evaluated in a worker of the pool and here), and no run time in
+    # the CSV (test_report_s23_cli: a metric not evaluated is an empty cell)
+    argv = ["scaling", "--families", "torus", "--sizes", "64", "--collective-limit", "64",
             "--decode-limit", "64", "--quiet"]
     a, b = tmp_path / "a", tmp_path / "b"
     assert main([*argv, "--out", str(a)]) == 0
@@ -52,9 +53,10 @@ def test_cli_writes_csv_and_figures_and_reruns_are_identical(tmp_path):
     assert "figures/scaling-bisection_per_chip.png" in files
     text = (a / "scaling.csv").read_text()
     row = next(csv.DictReader(text.splitlines()))
-    assert row["family"] == "torus" and row["allreduce_1GiB_s"] == ""
+    assert row["family"] == "torus" and row["allreduce_algorithm"] and row["decode_layout"]
     assert "seconds" not in row
-    float(row["decode_step_s"])             # a number, not numpy's repr "np.float64(...)"
+    for metric in ("allreduce_1GiB_s", "alltoall_1MiB_s", "decode_step_s"):
+        float(row[metric])                  # a number, not numpy's repr "np.float64(...)"
     assert main(["scaling", "--out", str(a), "--families", "mesh"]) == 2
     assert main(["scaling", "--out", str(a), "--sizes", "0", "--quiet"]) == 2
     with pytest.raises(SystemExit, match="2"):     # no sign on an integer flag (session 19)
@@ -100,3 +102,41 @@ def test_a_family_keeps_its_colour_and_says_what_was_not_evaluated():
     # the colour is the family's, not its position among the families drawn
     assert alone.get_lines()[0].get_color() == colour["torus"]
     assert len(set(colour.values())) == 3
+
+
+def test_the_reports_study_runs_once_a_process_for_its_inputs(monkeypatch):
+    # the test suite builds the report's scaling section twice in one process (the small
+    # report, then its CLI run): the study (about 6 s of CPU) runs once for the same
+    # arguments, again when any of them changes, and a caller changing the rows it was handed
+    # does not change what the next caller reads
+    from analysis import _report_scaling as rs
+
+    calls = []
+
+    def study(families, sizes, **kw):      # the real study, on one small fabric
+        calls.append((families, sizes, kw))
+        return scaling_study(("torus",), (8,), collective_limit=0, decode_limit=0,
+                             book=kw["book"])
+
+    monkeypatch.setattr(rs, "scaling_study", study)
+    monkeypatch.setattr(rs, "_STUDIES", {})
+    first = rs.scaling_report_section(quiet=True)[0].tables[0].rows
+    assert len(calls) == 1 and calls[0][:2] == (tuple(SCALING_FAMILIES), rs.REPORT_SIZES)
+    assert [r["spec"] for r in first] == ["torus:2x2x2,chip=h100"]
+    assert "seconds" not in first[0]                    # a run time, not a result
+    expected = dict(first[0])
+    first[0]["chips"] = -1
+    again = rs.scaling_report_section(quiet=True)[0].tables[0].rows
+    assert len(calls) == 1 and again == (expected,)
+    # every argument is in the key: another size, limit or router limit runs it again
+    monkeypatch.setattr(rs, "REPORT_SIZES", (64, 512))
+    rs.scaling_report_section(quiet=True)
+    monkeypatch.setattr(rs, "REPORT_EVALUATED_LIMIT", 64)
+    rs.scaling_report_section(quiet=True)
+    monkeypatch.setattr(rs, "REPORT_ROUTER_LIMIT", ({"rail": 32, "domains": 64}, "why"))
+    rs.scaling_report_section(quiet=True)
+    rs.scaling_report_section(quiet=True)
+    assert [(c[1], c[2]["collective_limit"], c[2]["decode_limit"],
+             c[2]["router_limit"][0]["rail"]) for c in calls] == [
+        ((64, 512, 4096), 512, 512, 64), ((64, 512), 512, 512, 64), ((64, 512), 64, 64, 64),
+        ((64, 512), 64, 64, 32)]
