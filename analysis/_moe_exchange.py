@@ -210,7 +210,6 @@ Examples
 import dataclasses
 import functools
 import math
-import numbers
 import types
 
 import numpy as np
@@ -242,7 +241,7 @@ from fabric._exchange import (
 from fabric._failures import require_joined
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
-from fabric._units import is_int, is_numeral, items_of, name_list
+from fabric._units import is_int, is_numeral, is_real, items_of, name_list
 
 from ._collectives import (
     MESSAGE_TECHNOLOGIES,
@@ -942,8 +941,7 @@ class MoEExchange:
 # -- the model ----------------------------------------------------------------------------
 
 def _token_bytes(value, hidden, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
-            math.isfinite(value) and value > 0):
+    if not is_real(value) or not (math.isfinite(value) and value > 0):
         raise SpecError(f"{name} must be a number of bytes > 0, got {name}={value!r}")
     return float(value) * hidden if value <= _MAX_ELEMENT_BYTES else float(value)
 
@@ -1500,8 +1498,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     True
     """
     kern = exchange_kernel(kernel)
-    if isinstance(nic_background, bool) or not isinstance(nic_background, numbers.Real) or not (
-            math.isfinite(nic_background) and nic_background >= 0):
+    if not is_real(nic_background) or not (math.isfinite(nic_background) and nic_background >= 0):
         raise SpecError(f"nic_background must be bytes/s >= 0, got {nic_background!r}")
     background = float(nic_background)
     if adaptive_routing is None:
@@ -1679,8 +1676,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         import analysis  # the decode model's Parameter, through the package
         gap = analysis.GRAPH_KERNEL_OVERHEAD.value
         params = params + (analysis.GRAPH_KERNEL_OVERHEAD,)
-    elif isinstance(kernel_gap, bool) or not isinstance(kernel_gap, numbers.Real) or not (
-            math.isfinite(kernel_gap) and kernel_gap >= 0):
+    elif not is_real(kernel_gap) or not (math.isfinite(kernel_gap) and kernel_gap >= 0):
         raise SpecError(f"kernel_gap must be seconds >= 0, got {kernel_gap!r}")
     else:
         gap = float(kernel_gap)
