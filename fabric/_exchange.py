@@ -207,13 +207,12 @@ import collections
 import collections.abc
 import dataclasses
 import math
-import numbers
 
 from ._errors import SpecError
 from ._params import Parameter
 from ._runtime import runtime
 from ._tech import link_tech
-from ._units import is_int, items_of
+from ._units import is_int, is_real, items_of
 
 __all__ = ["EXCHANGE_BLOCK_RATE", "EXCHANGE_KERNELS", "EXCHANGE_LATENCY", "EXCHANGE_NIC_EFFICIENCY",
            "EXCHANGE_SYNC", "ExchangeKernel", "exchange_kernel", "peer_access_latency"]
@@ -1487,8 +1486,7 @@ class ExchangeKernel:
         >>> exchange_kernel("one-sided").qp_atomics(0, 64.0)
         0
         """
-        if (isinstance(messages, bool) or not isinstance(messages, numbers.Real)
-                or not (math.isfinite(messages) and messages >= 0)):
+        if not is_real(messages) or not (math.isfinite(messages) and messages >= 0):
             raise SpecError(f"messages must be a number >= 0, got {messages!r}")
         mode = self.qp_signals[phase] if self.qp_signals else ""
         if not mode or messages == 0:
