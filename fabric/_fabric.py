@@ -170,6 +170,11 @@ class Fabric:
                             f"got {type(self.structure).__name__}")
         if not isinstance(self.failures, Failures):
             raise TypeError(f"failures must be a Failures, got {type(self.failures).__name__}")
+        if self.address_plan is not None:
+            from ._plan import AddressPlan  # (_plan imports this module)
+            if not isinstance(self.address_plan, AddressPlan):  # {} read as the default plan
+                raise TypeError(f"address_plan must be an AddressPlan or None, got "
+                                f"{show_value(self.address_plan)}")
         object.__setattr__(self, "params", _frozen_mapping(self.params))
         object.__setattr__(self, "domains", _frozen_mapping(_check_domains(self.domains)))
         object.__setattr__(self, "assumptions", tuple(self.assumptions))

@@ -91,7 +91,7 @@ from ._address import (
 from ._domains import DomainLimits
 from ._errors import AddressMapError
 from ._symmetric import HEAP_ALIGNMENT
-from ._units import format_size, name_list, sequence_of, show_value
+from ._units import format_size, is_bool, name_list, sequence_of, show_value
 
 __all__ = ["LAYOUTS", "AddressPlan", "layout_regions"]
 
@@ -178,6 +178,8 @@ class AddressPlan:
                 # a numpy integer is held as the number it is: np.int32 arithmetic wraps
                 # (1 << np.int32(57) is not 2**57), np.uint64's negation overflows
                 object.__setattr__(self, key, int(v))
+        if is_bool(self.default_windows):   # numpy's bool too, held as Python's (a flag)
+            object.__setattr__(self, "default_windows", bool(self.default_windows))
         for key, items in _SEQUENCES.items():
             if key != "grants" or self.grants is not None:
                 object.__setattr__(self, key, tuple(sequence_of(getattr(self, key),
