@@ -210,7 +210,6 @@ Examples
 import dataclasses
 import functools
 import math
-import numbers
 import types
 
 import numpy as np
@@ -242,7 +241,7 @@ from fabric._exchange import (
 from fabric._failures import require_joined
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
-from fabric._units import is_int, is_numeral, items_of, name_list
+from fabric._units import is_int, is_numeral, is_real, items_of, name_list
 
 from ._collectives import (
     MESSAGE_TECHNOLOGIES,
@@ -460,7 +459,9 @@ def _reach_lists(experts, k, ep, nodes, routing):
 
 def expected_max(pmf, n):
     """Expected largest of ``n`` independent draws from ``pmf`` (a list over ``0, 1, ...``):
-    ``sum_j j (F(j)^n - F(j-1)^n)``.
+    ``sum_j j (F(j)^n - F(j-1)^n)``, with ``F = 1`` from the last ``j`` of nonzero probability
+    on (the definition: summed in floats it can fall an ulp short of 1, and ``(1 - 1e-16)^n``
+    lost the top at ``n`` ~ 1e12 draws and more).
 
     >>> expected_max([0.5, 0.5], 1), expected_max([0.5, 0.5], 2)
     (0.5, 0.75)
@@ -472,10 +473,11 @@ def expected_max(pmf, n):
             or abs(sum(probs) - 1) > 1e-9:
         raise ValueError(f"pmf must be a non-empty list of probabilities >= 0 summing to 1, "
                          f"got {pmf!r}")
+    top = max(j for j, p in enumerate(probs) if p > 0)    # F = 1 from the support's top on
     total, below, prev = 0.0, 0.0, 0.0
-    for j, p in enumerate(probs):
+    for j, p in enumerate(probs[:top + 1]):
         below += p
-        cur = min(1.0, below) ** n
+        cur = 1.0 if j == top else min(1.0, below) ** n
         total += j * (cur - prev)
         prev = cur
     return total
@@ -939,8 +941,7 @@ class MoEExchange:
 # -- the model ----------------------------------------------------------------------------
 
 def _token_bytes(value, hidden, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
-            math.isfinite(value) and value > 0):
+    if not is_real(value) or not (math.isfinite(value) and value > 0):
         raise SpecError(f"{name} must be a number of bytes > 0, got {name}={value!r}")
     return float(value) * hidden if value <= _MAX_ELEMENT_BYTES else float(value)
 
@@ -1497,8 +1498,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     True
     """
     kern = exchange_kernel(kernel)
-    if isinstance(nic_background, bool) or not isinstance(nic_background, numbers.Real) or not (
-            math.isfinite(nic_background) and nic_background >= 0):
+    if not is_real(nic_background) or not (math.isfinite(nic_background) and nic_background >= 0):
         raise SpecError(f"nic_background must be bytes/s >= 0, got {nic_background!r}")
     background = float(nic_background)
     if adaptive_routing is None:
@@ -1676,8 +1676,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         import analysis  # the decode model's Parameter, through the package
         gap = analysis.GRAPH_KERNEL_OVERHEAD.value
         params = params + (analysis.GRAPH_KERNEL_OVERHEAD,)
-    elif isinstance(kernel_gap, bool) or not isinstance(kernel_gap, numbers.Real) or not (
-            math.isfinite(kernel_gap) and kernel_gap >= 0):
+    elif not is_real(kernel_gap) or not (math.isfinite(kernel_gap) and kernel_gap >= 0):
         raise SpecError(f"kernel_gap must be seconds >= 0, got {kernel_gap!r}")
     else:
         gap = float(kernel_gap)

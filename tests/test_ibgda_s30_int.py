@@ -1,5 +1,6 @@
-"""Session 30 (R29-2): the MoE exchange's files ask ``fabric._units.is_int`` (the one int test)
-and ``items_of`` (the one "a sequence or one value" test).
+"""Session 30 (R29-2, R30-1): the MoE exchange's files ask ``fabric._units.is_int`` (the one int
+test), ``is_real`` (the one real-number test; behaviour identical) and ``items_of`` (the one "a
+sequence or one value" test).
 
 Behaviour is unchanged on ordinary values (Python's and numpy's ints and bools, floats, strings,
 None, lists, tuples, generators, 1-d arrays); what changed: a registered
@@ -55,11 +56,11 @@ class _Registered:
 numbers.Integral.register(_Registered)
 
 
-def test_the_exchange_modules_spell_no_int_or_sequence_test_of_their_own():
+def test_the_exchange_modules_spell_no_number_or_sequence_test_of_their_own():
     root = pathlib.Path(__file__).resolve().parent.parent
     found = [f"{name}:{i}" for name in _MODULES
              for i, line in enumerate((root / name).read_text().splitlines(), 1)
-             if "numbers.Integral" in line or "__iter__" in line]
+             if "numbers." in line or "__iter__" in line]
     assert found == []
 
 
