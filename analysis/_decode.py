@@ -2636,12 +2636,11 @@ def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, t
     'gen_attention'
 
     ``tp`` and ``tokens`` are ints >= 1 (else SpecError, or TypeError for a non-int),
-    ``cuda_graphs`` a bool (TypeError); an unknown model, chip or engine is a SpecError
+    ``cuda_graphs`` a bool, Python's or numpy's (TypeError); an unknown model, chip or engine is a SpecError
     whatever the other arguments.
     """
     tp, tokens = check_int("tp", tp, 1), check_int("tokens", tokens, 1)
-    if not isinstance(cuda_graphs, bool):
-        raise TypeError(f"cuda_graphs must be a bool, got {cuda_graphs!r}")
+    cuda_graphs = flag_of(cuda_graphs, "cuda_graphs")
     check_engine(engine)
     m, chip = model_config(model), chip_spec(chip)     # named wrongly: refused on every path
     lists = _engine_kernel_lists(m, chip, engine, cuda_graphs, tp, tokens)

@@ -41,6 +41,9 @@ def test_decode_step_takes_numpy_bools_as_its_flags():
     assert a.time == b.time and a.cuda_graphs is False
     assert analysis.idle_chips(f, 4, equal_domains=np.True_) == analysis.idle_chips(
         f, 4, equal_domains=True)
+    for flag in (True, False):      # review S30-R3: its kernel-list sibling too
+        assert (analysis.step_kernel_lists("deepseek-r1", "h200", cuda_graphs=np.bool_(flag))
+                == analysis.step_kernel_lists("deepseek-r1", "h200", cuda_graphs=flag))
 
 
 def test_the_switched_modules_spell_the_flag_check_once():
