@@ -77,7 +77,6 @@ import copy
 import dataclasses
 import functools
 import math
-import numbers
 
 import numpy as np
 
@@ -95,7 +94,7 @@ from fabric import runtime as get_runtime
 from fabric import transport as get_transport
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
-from fabric._units import is_bool, is_int
+from fabric._units import is_bool, is_int, is_real
 
 from . import _runtime_cost
 from ._bounds import cut_seconds_per_byte, flow_seconds_per_byte
@@ -307,8 +306,10 @@ def read_nbytes(nbytes):
     the limit of :func:`fabric.access`). A fractional size above one byte is read as given."""
     if isinstance(nbytes, str):
         nbytes = parse_size(nbytes)
-    if isinstance(nbytes, bool) or not isinstance(nbytes, numbers.Real):
+    if not is_real(nbytes):
         raise TypeError(f"nbytes must be a number of bytes, got {type(nbytes).__name__}")
+    if type(nbytes).__module__ == "numpy":
+        nbytes = nbytes.item()      # np.float16: comparing it with MAX_BYTES overflows, warning
     if not math.isfinite(nbytes) or nbytes <= 0:
         raise ValueError(f"nbytes must be a finite size > 0 bytes, got nbytes={nbytes!r}")
     if nbytes < 1:
@@ -1589,7 +1590,7 @@ def host_launch_delay(gpu_time, host_launch, devices, iterations=20, blocking=Fa
     12.0
     """
     for name, v in (("gpu_time", gpu_time), ("host_launch", host_launch)):
-        if is_bool(v) or not isinstance(v, numbers.Real):
+        if not is_real(v):
             raise TypeError(f"{name} must be a number of seconds, got {v!r}")
         if not math.isfinite(v):
             raise SpecError(f"{name} must be finite, got {v!r}")

@@ -146,7 +146,7 @@ from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, e
 from fabric._memo import fabric_memo
 from fabric._runtime import release_on
 from fabric._schema import MAX_BYTES
-from fabric._units import is_int, is_numeral, is_real
+from fabric._units import flag_of, is_int, is_numeral, is_real
 
 from ._collectives import default_runtime
 from ._gemm import (
@@ -1631,8 +1631,7 @@ def instance_chips(fabric, chips, *, equal_domains=False, tp=1):
     (0, 1, 2, 3, 4, 7)
     """
     chips = _check_instance_chips(fabric, chips)
-    if not isinstance(equal_domains, bool):
-        raise TypeError(f"equal_domains must be True or False, got {equal_domains!r}")
+    equal_domains = flag_of(equal_domains, "equal_domains")
     tp = _check_tp(tp, chips)
     groups = _usable_groups(fabric, chips)
     if _pairwise_complete(fabric, chips, groups):
@@ -1955,8 +1954,7 @@ def idle_chips(fabric, chips, *, equal_domains=False, tp=1):
     (2, 0)
     """
     chips = _check_chips(chips)
-    if not isinstance(equal_domains, bool):
-        raise TypeError(f"equal_domains must be True or False, got {equal_domains!r}")
+    equal_domains = flag_of(equal_domains, "equal_domains")
     tp = _check_tp(tp, chips)
     return fabric.n_endpoints - chips * _instance_copies(fabric, chips, equal_domains, tp)
 
@@ -2570,8 +2568,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     ...
     fabric.SpecError: layout: tp=3 does not divide the 64 attention heads of kimi-k2
     """
-    if not isinstance(parameters, bool):
-        raise TypeError(f"parameters must be True or False, got {parameters!r}")
+    parameters = flag_of(parameters, "parameters")
     s = _settings(model, fabric, batch=batch, context=context, layout=layout,
                   tokens_per_sequence=tokens_per_sequence, transport=transport,
                   algorithm=algorithm, skew=skew, overlap=overlap, fusion_factor=fusion_factor,
@@ -2645,8 +2642,7 @@ def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, t
     tp, tokens = check_int("tp", tp, 1), check_int("tokens", tokens, 1)
     if not isinstance(cuda_graphs, bool):
         raise TypeError(f"cuda_graphs must be a bool, got {cuda_graphs!r}")
-    if not isinstance(engine, str) or engine not in ENGINE_KERNELS:
-        raise SpecError(f"engine must be one of {sorted(ENGINE_KERNELS)}, got {engine!r}")
+    check_engine(engine)
     m, chip = model_config(model), chip_spec(chip)     # named wrongly: refused on every path
     lists = _engine_kernel_lists(m, chip, engine, cuda_graphs, tp, tokens)
     if not m.attention.sparse:
@@ -3084,8 +3080,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                         f"{moe_backend!r}")
     if trtllm_release is not None:
         trtllm_release = check_trtllm_release(trtllm_release, engine)
-    if not isinstance(draft, bool):
-        raise TypeError(f"draft must be True or False, got {draft!r}")
+    draft = flag_of(draft, "draft")
     if draft:
         if not m.mtp_modules:
             raise SpecError(f"draft=True prices a multi-token-prediction module, but {m.name} "
@@ -3115,10 +3110,8 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     graph_kernel_overhead = check_number("graph_kernel_overhead", graph_kernel_overhead, 0,
                                           " seconds")
     floors = _check_floors(kernel_floors)
-    if not isinstance(cuda_graphs, bool):
-        raise TypeError(f"cuda_graphs must be True or False, got {cuda_graphs!r}")
-    if not isinstance(pdl, bool):
-        raise TypeError(f"pdl must be True or False, got {pdl!r}")
+    cuda_graphs = flag_of(cuda_graphs, "cuda_graphs")
+    pdl = flag_of(pdl, "pdl")
     if pdl and not cuda_graphs:
         raise SpecError("pdl=True hides the dispatch gap between kernels of a replayed CUDA "
                         "graph; with cuda_graphs=False each kernel pays a host launch")
@@ -3137,8 +3130,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
         raise SpecError(f"pdl=True takes the {PDL_HIDDEN_GAP.value * 1e6:.2f} us dispatch gap "
                         f"off each kernel boundary, but graph_kernel_overhead="
                         f"{graph_kernel_overhead!r} s is shorter")
-    if engine not in ENGINE_KERNELS:
-        raise SpecError(f"engine must be one of {sorted(ENGINE_KERNELS)}, got {engine!r}")
+    check_engine(engine)
     if moe_backend == "trtllm" and (engine != "trtllm" or chip.generation != "blackwell"):
         raise SpecError(f"moe_backend='trtllm' is TensorRT-LLM's trtllm-gen MoE, on Blackwell "
                         f"chips: got engine {engine!r} on {chip.name} ({chip.generation})")
@@ -3202,6 +3194,24 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                      instance_chips(fabric, lay.chips, equal_domains=equal, tp=lay.tp), equal,
                      pdl, graph_batch, float(nic_background), kernel_floors is None,
                      published_rates, gathers, moe_backend, trtllm_release)
+
+
+def check_engine(engine, none_ok=False):
+    """``engine`` if it names an engine of :data:`ENGINE_KERNELS` (or is None, with
+    ``none_ok``), else a SpecError naming the engines: the one engine check of the decode and
+    serving models (a list was refused in Python's words, 'unhashable type').
+
+    >>> check_engine("vllm")
+    'vllm'
+    >>> check_engine(["trtllm"])
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: engine must be one of ['sglang', 'trtllm', 'vllm'], got ['trtllm']
+    """
+    if (engine is None and none_ok) or (isinstance(engine, str) and engine in ENGINE_KERNELS):
+        return engine
+    either = "None or " if none_ok else ""
+    raise SpecError(f"engine must be {either}one of {sorted(ENGINE_KERNELS)}, got {engine!r}")
 
 
 def check_trtllm_release(release, engine):

@@ -47,7 +47,7 @@ list: an assumption).
 """
 
 from fabric import TORCH_SYMM_MEM, VLLM_CUSTOM_ALLREDUCE, Parameter, SpecError
-from fabric._units import is_bool
+from fabric._units import flag_of
 
 from ._runtime_cost import VLLM_ONE_STAGE_BELOW
 from ._schedules import NotApplicableError
@@ -118,9 +118,8 @@ def _choices(fabric, nbytes, ranks, fuse_allreduce_rms, symm_mem):
 
     from ._collectives import read_nbytes
 
-    for name, v in (("fuse_allreduce_rms", fuse_allreduce_rms), ("symm_mem", symm_mem)):
-        if not is_bool(v):
-            raise TypeError(f"{name} must be True or False, got {v!r}")
+    fuse_allreduce_rms = flag_of(fuse_allreduce_rms, "fuse_allreduce_rms")
+    symm_mem = flag_of(symm_mem, "symm_mem")
     sm, tp = _sm(fabric), len(ranks)
     size = read_nbytes(nbytes)
     out = []

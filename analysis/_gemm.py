@@ -62,6 +62,7 @@ True
 import itertools
 
 from fabric import GENERATIONS, MATH_FORMATS, Parameter, SpecError, chip_spec
+from fabric._units import is_real
 
 from ._gemm_measured import lower_envelope
 from ._models import WEIGHT_FORMATS
@@ -223,8 +224,9 @@ def grouped_gemm_efficiency(generation, math, rows):
     True
     """
     _check_format(generation, math)
-    if isinstance(rows, bool) or not isinstance(rows, (int, float)) or not rows >= 0:
+    if not is_real(rows) or not rows >= 0:
         raise SpecError(f"rows per group must be a number >= 0, got {rows!r}")
+    rows = float(rows)      # a numpy float32 computes as the number it is
     table = GROUPED_GEMM_EFFICIENCY_BY_ROWS.get((generation, math))
     if table is None:
         return None
@@ -355,8 +357,9 @@ def grouped_gemm_rate(chip, math, rows):
     """
     if math not in MATH_FORMATS:
         raise SpecError(f"math format must be one of {MATH_FORMATS}, got {math!r}")
-    if isinstance(rows, bool) or not isinstance(rows, (int, float)) or not rows >= 0:
+    if not is_real(rows) or not rows >= 0:
         raise SpecError(f"rows per group must be a number >= 0, got {rows!r}")
+    rows = float(rows)
     table = GROUPED_GEMM_TIME_BY_ROWS.get((chip, math))
     if table is None or rows < table[0][0]:
         return None
@@ -450,7 +453,7 @@ def _module_key(chip, math, backend, shape, etp, ep, tokens):
         raise SpecError(f"moe_backend must be one of {MOE_BACKENDS}, got {backend!r}")
     if math not in MATH_FORMATS:
         raise SpecError(f"math format must be one of {MATH_FORMATS}, got {math!r}")
-    if isinstance(tokens, bool) or not isinstance(tokens, (int, float)) or not tokens >= 0:
+    if not is_real(tokens) or not tokens >= 0:
         raise SpecError(f"tokens must be a number >= 0, got {tokens!r}")
     key = (_MOE_MODULE_CHIPS.get(chip), math, backend)
     env = _MOE_MODULE_ENVELOPES.get((key, (etp, ep)))

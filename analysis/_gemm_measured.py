@@ -37,6 +37,7 @@ faster than 1.2.0rc5's is named in each Parameter.
 import bisect
 
 from fabric import Parameter, SpecError
+from fabric._units import is_real
 
 __all__ = [
     "MLA_BMM_SHAPE",
@@ -200,8 +201,11 @@ def _at(env, m):
 
 
 def _check_rows(m):
-    if isinstance(m, bool) or not isinstance(m, (int, float)) or not m >= 1:
+    """``m`` as a float (a numpy float32 computes as the number it is) if it is a number of
+    rows >= 1, else a SpecError."""
+    if not is_real(m) or not m >= 1:
         raise SpecError(f"m must be a number of rows >= 1, got {m!r}")
+    return float(m)
 
 
 def _gemm_corners(chip, fmt, n, k):
@@ -250,7 +254,7 @@ def trtllm_gemm_time(chip, fmt, m, n, k):
     >>> trtllm_gemm_time("b300", "bf16", 128, 7168, 16384) is None
     True
     """
-    _check_rows(m)
+    m = _check_rows(m)
     c = _gemm_corners(chip, fmt, n, k)
     if c is None:
         return None
@@ -274,7 +278,7 @@ def trtllm_mla_bmm_time(chip, fmt, op, heads, m, shape=MLA_BMM_SHAPE):
     >>> trtllm_mla_bmm_time("b200", "bf16", "pre", 64, 384) is None     # heads not stored
     True
     """
-    _check_rows(m)
+    m = _check_rows(m)
     if op not in ("pre", "post"):
         raise SpecError(f"op must be 'pre' or 'post', got {op!r}")
     entry = _TABLES.get((chip, fmt))

@@ -26,6 +26,7 @@ kernel), under ``benchmark_with_power`` (a CUDA graph; on SM90 with ``enable_fla
 import bisect
 
 from fabric import Parameter, SpecError
+from fabric._units import is_real
 
 from ._gemm_measured import lower_envelope
 
@@ -402,8 +403,9 @@ def mla_generation_time(chip, heads, kv_lora_rank, rope_dim, kv_bytes, batch, co
     True
     """
     for name, v in (("batch", batch), ("context", context)):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
+        if not is_real(v) or not v >= 0:
             raise SpecError(f"{name} must be a number >= 0, got {v!r}")
+    batch, context = float(batch), float(context)   # a numpy float32 as the number it is
     table = _table(chip, kv_bytes, heads)
     if table is None or (kv_lora_rank, rope_dim) != MLA_GENERATION_SHAPE[1:]:
         return None
@@ -507,8 +509,9 @@ def mla_context_time(chip, heads, kv_lora_rank, rope_dim, kv_bytes, isl):
     >>> round(mla_context_time("b200", 128, 512, 64, 2, 32) * 1e6, 2)  # 64 tokens' 15.17 us
     15.17
     """
-    if isinstance(isl, bool) or not isinstance(isl, (int, float)) or not isl >= 1:
+    if not is_real(isl) or not isl >= 1:
         raise SpecError(f"isl must be a number of tokens >= 1, got {isl!r}")
+    isl = float(isl)
     key = (_CONTEXT_CHIPS.get(chip), {2: "bf16", 1: "fp8"}.get(kv_bytes))
     env = _CONTEXT_ENVELOPES.get(key)
     if env is None or (heads, kv_lora_rank, rope_dim) != MLA_GENERATION_SHAPE:

@@ -124,7 +124,7 @@ from dataclasses import dataclass
 
 from fabric import MATH_FORMATS, Parameter, SpecError
 from fabric._system import read_text, read_toml
-from fabric._units import is_int
+from fabric._units import is_int, is_real
 
 __all__ = ["GQA", "INDEX_KEY_BYTES", "MLA", "MODELS", "UNQUANTIZED_PARTS", "WEIGHT_FORMATS",
            "MoEModel", "WeightFormat", "load_model_toml", "model_config"]
@@ -165,11 +165,20 @@ def _agree(bytes_name, value, fmt_name, name):
 
 
 def _positive_number(name, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    """``value`` as a float if it is a positive finite real number
+    (:func:`fabric._units.is_real`: numpy's too, computed as the number it is), else a
+    TypeError or SpecError naming ``name``."""
+    if not is_real(value):
         raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
     if not (math.isfinite(value) and value > 0):
         raise SpecError(f"{name} must be positive and finite, got {name}={value!r}")
-    return value
+    return float(value)
+
+
+def _set_number(obj, name):
+    """Check the number field ``name`` of the frozen dataclass ``obj``
+    (:func:`_positive_number`) and store it as a float."""
+    object.__setattr__(obj, name, _positive_number(name, getattr(obj, name)))
 
 
 @dataclass(frozen=True)
@@ -658,18 +667,18 @@ class MoEModel:
                                 f"({fmt.bytes_per_weight} B/weight)")
         if self.expert_weight_bytes is None:
             object.__setattr__(self, "expert_weight_bytes", self.weight_bytes)
-        _positive_number("expert_weight_bytes", self.expert_weight_bytes)
+        _set_number(self, "expert_weight_bytes")
         if self.kv_cache_bytes is None:
             object.__setattr__(self, "kv_cache_bytes", self.activation_bytes)
-        _positive_number("kv_cache_bytes", self.kv_cache_bytes)
+        _set_number(self, "kv_cache_bytes")
         if self.ffn_weight_bytes is not None:   # None: as weight_bytes (kept None, so that
-            _positive_number("ffn_weight_bytes", self.ffn_weight_bytes)   # replace() follows)
+            _set_number(self, "ffn_weight_bytes")                       # replace() follows)
         _set_ints(self, ("mtp_modules",), 0)
         _set_ints(self, ("layers", "hidden", "routed_experts", "experts_per_token", "expert_ffn",
                          "dense_ffn", "vocab"), 1)
         _set_ints(self, ("dense_layers", "shared_experts"), 0)
-        _positive_number("weight_bytes", self.weight_bytes)
-        _positive_number("activation_bytes", self.activation_bytes)
+        _set_number(self, "weight_bytes")
+        _set_number(self, "activation_bytes")
         if self.dense_layers > self.layers:
             raise SpecError(f"dense_layers must be <= layers, got dense_layers="
                             f"{self.dense_layers}, layers={self.layers}")

@@ -1917,12 +1917,13 @@ def p2p_ll_bytes(rt, view, nbytes, local=False):
     return _p2p_plan(rt, view, nbytes, local)[2]
 
 
-def _p2p_plan(rt, view, nbytes, local=False, copy=False):
+def _p2p_plan(rt, view, nbytes, local=False, copy=False, channels=None):
     """``(first chunk's protocol, channels, LL bytes)`` of one p2p message (see
     :func:`p2p_protocol`, :func:`p2p_ll_bytes`); ``local``: to a peer in the sender's node;
     ``copy``: the rank's message to itself, never LL (``addP2pToPlan``: ``protoLL[dir] =
-    !selfSend``)."""
-    _p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
+    !selfSend``); ``channels``: :func:`p2p_channels` of the group, where a caller plans many
+    messages of one group (it was two thirds of a plan's time)."""
+    _p2pn, nmax, nmin, chunk = p2p_channels(rt, view) if channels is None else channels
     q = rt.p2p
     thr = q["ll_threshold"]
     b = math.ceil(nbytes)
@@ -2165,11 +2166,13 @@ def _p2p_pair_parts(rt, view, nbytes):
     p = int(view.p)
     dom = view.node_labels()
     multi = view.n_nodes > 1
+    channels = p2p_channels(rt, view)
     if np.ndim(nbytes) == 0:
         b = float(nbytes)
-        copy = _p2p_plan(rt, view, b, True, copy=True)[1]
-        near = _p2p_plan(rt, view, b, True)[1] if (not multi or view.ppn > 1) else copy
-        far = _p2p_plan(rt, view, b, False)[1] if multi else copy
+        copy = _p2p_plan(rt, view, b, True, copy=True, channels=channels)[1]
+        near = (_p2p_plan(rt, view, b, True, channels=channels)[1]
+                if (not multi or view.ppn > 1) else copy)
+        far = _p2p_plan(rt, view, b, False, channels=channels)[1] if multi else copy
         if copy == near == far:
             return copy
         return lambda i, j: np.where(i == j, copy, np.where(dom[i] == dom[j], near, far))
@@ -2182,7 +2185,8 @@ def _p2p_pair_parts(rt, view, nbytes):
         if not sel.any():
             continue
         uniq, where = np.unique(pairs[sel], return_inverse=True)
-        plans = [_p2p_plan(rt, view, b, k > 0, copy=k == 2)[1] for b in uniq.tolist()]
+        plans = [_p2p_plan(rt, view, b, k > 0, copy=k == 2, channels=channels)[1]
+                 for b in uniq.tolist()]
         table[sel] = np.asarray(plans, dtype=np.int64)[where.ravel()]
     if (table == table[0, 0]).all():
         return int(table[0, 0])
@@ -2501,12 +2505,13 @@ def _p2p_messages(rt, view, sizes, local):
     local = np.broadcast_to(np.asarray(local, dtype=bool), sizes.shape)
     ll = np.zeros_like(sizes)
     kinds = []          # (bytes, to a network peer, plan)
+    channels = p2p_channels(rt, view)
     for near in (True, False):
         sel = local == near
         if not sel.any():
             continue
         uniq, where = np.unique(sizes[sel], return_inverse=True)
-        plans = [_p2p_plan(rt, view, b, near) for b in uniq]
+        plans = [_p2p_plan(rt, view, b, near, channels=channels) for b in uniq]
         ll[sel] = np.minimum([pl[2] for pl in plans], uniq)[where.ravel()]
         kinds += [(b, not near, pl) for b, pl in zip(uniq.tolist(), plans)]
     kinds.sort(key=lambda k: (k[0], k[1]))

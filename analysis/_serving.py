@@ -118,17 +118,17 @@ import types
 from dataclasses import dataclass
 
 from fabric import Fabric, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
-from fabric._units import is_int, is_real, items_of
+from fabric._units import flag_of, is_int, is_real, items_of
 
 from ._decode import (
     DECODE_HBM_EFFICIENCY,
-    ENGINE_KERNELS,
     GRAPH_KERNEL_OVERHEAD,
     KERNEL_CLASSES,
     KERNEL_FLOORS,
     KERNELS,
     LAUNCH_OVERHEAD,
     TWO_BATCH,
+    check_engine,
     check_fraction,
     check_number,
     check_trtllm_release,
@@ -1174,11 +1174,8 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                             f"by name (as DecodeStep.instance gives them), got {len(names)}"
                             + (f"; not live chips of {fabric.name}: {bad[:4]!r}" if bad else "")
                             + (f"; named twice: {twice[:4]!r}" if twice else ""))
-    if not isinstance(one_at_a_time, bool):
-        raise TypeError(f"one_at_a_time must be True or False, got {one_at_a_time!r}")
-    if engine is not None and (not isinstance(engine, str) or engine not in ENGINE_KERNELS):
-        raise SpecError(f"engine must be None or one of {', '.join(sorted(ENGINE_KERNELS))}, "
-                        f"got {engine!r}")
+    one_at_a_time = flag_of(one_at_a_time, "one_at_a_time")
+    check_engine(engine, none_ok=True)
     if trtllm_release is not None:
         trtllm_release = check_trtllm_release(trtllm_release, engine)
     flops = (2 * (m.active_params - m.head_params) * isl + 2 * m.head_params
@@ -1412,8 +1409,7 @@ def step_budget(engine):
     (8192, 8192, None)
     """
     engine = _default_engine() if engine is None else engine
-    if not isinstance(engine, str) or engine not in ENGINE_KERNELS:
-        raise SpecError(f"engine must be one of {sorted(ENGINE_KERNELS)}, got {engine!r}")
+    check_engine(engine)
     p = MIXED_STEP_BUDGET.get(engine)
     return None if p is None else p.value
 
@@ -2568,11 +2564,9 @@ class _Sweep:
                             f"pass micro_batches=2 (cofabric serve --micro-batches 2), "
                             f"got {micro_batches!r}")
         self.micro = micro_batches
-        if not isinstance(adp_balance, bool):
-            raise TypeError(f"adp_balance must be True or False, got {adp_balance!r}")
+        adp_balance = flag_of(adp_balance, "adp_balance")
         self.adp_balance = adp_balance
-        if not isinstance(kv_inflow, bool):
-            raise TypeError(f"kv_inflow must be True or False, got {kv_inflow!r}")
+        kv_inflow = flag_of(kv_inflow, "kv_inflow")
         if kv_inflow and mode != "disaggregated":
             raise SpecError("kv_inflow is the prompts' KV cache arriving from prefill GPUs: "
                             "a condition of mode='disaggregated'")
@@ -3049,8 +3043,7 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     spec = tuple(_speculative_setting(s) for s in settings)
     if not spec:
         raise SpecError("speculative must name at least one setting, e.g. ((0, 0.0),)")
-    if not isinstance(keep_all, bool):
-        raise TypeError(f"keep_all must be True or False, got {keep_all!r}")
+    keep_all = flag_of(keep_all, "keep_all")
     if not is_int(n_batches) or n_batches < 2:
         raise SpecError(f"n_batches must be an integer >= 2 (the thinned grid keeps the "
                         f"smallest and the largest batch; pass batches= for one), got "

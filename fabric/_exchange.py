@@ -279,8 +279,11 @@ _GH200 = ("RRZE-HPC/gpu-benches gpu-latency/gh200.txt (commit 1038c5d, 2025-02-1
 _HOPPER_CLOCK = 1.98e9          # Hz: the clock gh200.txt prints; H100/H200 SXM boost alike
 _AI_KERNELS = ("markdewing/AI_kernels latency/ (README.md at 0d701add; cuda/latency.cu at "
                "43782ac8, data/b200.dat and data/gh200.dat at b6bc5634): one thread chases a "
-               "shuffled cyclic chain of one 4-B int per 128-B line, clock64 over 2^25 dependent "
-               "loads, working sets 256 B to 1.5 GB, clocks not locked, printed cycles per load")
+               "random permutation of a set's 128-B lines (one 4-B int each) from line 0, so it "
+               "walks that permutation's cycle through line 0 (with libstdc++'s shuffle and "
+               "default_random_engine ~87% of the lines at every set: review S30-R2), clock64 "
+               "over 2^25 dependent loads, sets of 256 B to 1489 MiB, clocks not locked, printed "
+               "cycles per load")
 _MT4G = ("caps-tum/mt4g (MT4G, TU Munich's GPU memory-topology discovery tool) "
          "sample_results/'NVIDIA H100 80GB HBM3.json' (commit 043c8c64; run 2025-08-10, nvcc "
          "12.9, clock 1980 MHz; p-chase through constant memory; its H100 NVL run gives the "
@@ -370,8 +373,9 @@ EXCHANGE_LATENCY = {
             _AI_KERNELS + ": B200 858.8-859.5 cycles per load for 1082-1488 MiB working "
             "sets (DRAM; 855.3-858.0 at 416-787 MiB); the same chase on GH200 gives 687.7-689.8 "
             "at those sets, as " + _GH200 + " does (688.8-689.2: Hopper's hbm_load), so the two "
-            "methods agree. 859.45 cycles (1488 MiB) at the Blackwell clock assumption (1980 MHz, "
-            "cycle: one clock for every Blackwell cycle count) = 434.1 ns. Assumption: GB200's "
+            "methods agree. 859.45 cycles (the 1488 MiB set) at the Blackwell clock assumption "
+            "(1980 MHz, cycle: one clock for every Blackwell cycle count) = 434.1 ns. "
+            "Assumption: GB200's "
             "GPU (the same B200 dies) alike; the same chase on B300 gives 848 cycles (810 with "
             "the clock locked at 2032 MHz). Session 30 (moe); before, Hopper's 348 ns was carried "
             "to Blackwell (assumption)"),

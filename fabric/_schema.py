@@ -40,10 +40,9 @@ Edge attributes
 """
 
 import math
-import numbers
 
 from ._errors import GraphError
-from ._units import is_int
+from ._units import is_int, is_real
 
 __all__ = ["CARRIES", "MAX_BANDWIDTH", "MAX_BYTES", "MAX_LATENCY", "MAX_LINKS", "MIN_BANDWIDTH", "NODE_KINDS",
            "validate_graph"]
@@ -74,8 +73,7 @@ MAX_LATENCY = 1.0
 
 
 def _positive_number(value):
-    return (isinstance(value, numbers.Real) and not isinstance(value, bool)
-            and math.isfinite(value) and value > 0)
+    return is_real(value) and math.isfinite(value) and value > 0
 
 
 def bandwidth_fault(value):
@@ -88,8 +86,7 @@ def bandwidth_fault(value):
 
 def latency_fault(value):
     """What is wrong with ``value`` as a link's one-way latency (seconds), or None."""
-    if (isinstance(value, numbers.Real) and not isinstance(value, bool)
-            and 0 <= value <= MAX_LATENCY):
+    if is_real(value) and 0 <= value <= MAX_LATENCY:
         return None
     return f"it must be a number from 0 to {MAX_LATENCY:g} seconds"
 

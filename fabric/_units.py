@@ -458,6 +458,24 @@ def is_bool(x):
     return isinstance(x, bool) or type(x).__name__ in ("bool", "bool_")
 
 
+def flag_of(value, what):
+    """``value`` as a Python bool where a flag is due (:func:`is_bool`: numpy's too), else a
+    TypeError naming the parameter ``what``: ``'no'``, ``None`` or ``1`` is not read by its
+    truth. The one flag check of the packages.
+
+    >>> import numpy as np
+    >>> flag_of(np.True_, "cuda_graphs"), flag_of(False, "pdl")
+    (True, False)
+    >>> flag_of("no", "pdl")
+    Traceback (most recent call last):
+    ...
+    TypeError: pdl must be True or False, got 'no'
+    """
+    if not is_bool(value):
+        raise TypeError(f"{what} must be True or False, got {show_value(value)}")
+    return bool(value)
+
+
 def is_int(x):
     """True for Python's and numpy's integers (numpy's by its module's name: this module does
     not import numpy), False for a bool, Python's or numpy's (a flag is not a count), and for
@@ -513,10 +531,7 @@ def _checked(value, name, what):
 
 def _flag(all_digits, name):
     """``all_digits`` if it is a bool: ``'no'`` or ``None`` is not read by its truth."""
-    if not is_bool(all_digits):
-        raise TypeError(f"{name}: all_digits must be True or False, got "
-                        f"{show_value(all_digits)}")
-    return bool(all_digits)
+    return flag_of(all_digits, f"{name}: all_digits")
 
 
 def _numeral(q, all_digits):

@@ -6,6 +6,7 @@ written from NVIDIA/nccl's code at the release tags, not from the model's."""
 
 import math
 
+import numpy as np
 from degrade import built, degrade
 from hypothesis import assume
 from hypothesis import strategies as st
@@ -30,6 +31,22 @@ def rank_group(draw, specs, max_ranks=None, max_links=2, max_chips=1):
     except RoutingError:
         assume(False)
     return f, ranks, nodes, idx
+
+
+@st.composite
+def skewed_pairs(draw, specs, small=(0.0, 1024.0, 40000.0)):
+    """``(f, M)``: a fabric of ``specs`` (every rank) and an all-to-allv's ``p x p`` pair
+    matrix, one of ``small`` bytes between every two ranks but 1 to 4 pairs of 1, 16 or 256
+    MiB, whose rounds take more parts than the rest."""
+    f = built(draw(st.sampled_from(specs)))
+    p = f.n_endpoints
+    M = np.full((p, p), float(draw(st.sampled_from(small))))
+    large = draw(st.lists(st.tuples(st.integers(0, 15), st.integers(0, 15),
+                                    st.sampled_from([1 << 20, 1 << 24, 1 << 28])),
+                          min_size=1, max_size=4))
+    for i, j, b in large:
+        M[i % p, j % p] = float(b)
+    return f, M
 
 
 def group_view(f, op="send-recv", ranks=None, M=None, transport=None):

@@ -40,12 +40,20 @@ def test_frontier_takes_numpy_batches_as_it_takes_numpy_n_batches(f8):
         S.serving_frontier("kimi-k2", f8, isl=128, osl=64, speculative=PLAIN, batches=[4.0])
 
 
-@pytest.mark.parametrize("value", ["no", 1, None, np.True_])
+@pytest.mark.parametrize("value", ["no", 1, None])
 def test_frontier_keep_all_must_be_a_bool(f8, value):
     # before: keep_all='no' read as True (every point kept), silently
     with pytest.raises(TypeError, match="keep_all must be True or False"):
         S.serving_frontier("kimi-k2", f8, isl=128, osl=64, speculative=PLAIN, n_batches=2,
                            keep_all=value)
+
+
+def test_frontier_keep_all_takes_a_numpy_bool_as_its_bool(f8):
+    # session 30 (lead's decision): numpy bools are flags everywhere, as numpy ints are counts
+    def run(flag):
+        return S.serving_frontier("kimi-k2", f8, isl=128, osl=64, speculative=PLAIN,
+                                  batches=[4], layouts=["tp=8"], keep_all=flag).points
+    assert run(np.True_) == run(True)
 
 
 def test_frontier_that_fits_nothing_names_the_context_it_tried(f8):

@@ -2,8 +2,9 @@
 
 Until session 30 ``exchange.latency.blackwell.hbm_load`` carried Hopper's 689 cycles (RRZE's
 gh200.txt) to Blackwell, a named assumption. markdewing/AI_kernels publishes one chase run on both
-generations (latency/cuda/latency.cu: one thread, a shuffled cyclic chain of one int per 128-B
-line, clock64 over 2^25 dependent loads; latency/data/*.dat, cycles per load by working set). Its
+generations (latency/cuda/latency.cu: one thread chases a random permutation of a set's 128-B
+lines from line 0, i.e. its cycle through line 0, ~87% of the lines (review S30-R2), clock64 over
+2^25 dependent loads; latency/data/*.dat, cycles per load by working set). Its
 GH200 run reproduces RRZE's DRAM plateau (687.7-689.8 against 688.8-689.2 cycles), so the two
 methods agree there; its B200 run gives 858.8-859.5 cycles at the same working sets. The Parameter
 is the 1488 MiB set's 859.45 cycles at the one Blackwell clock the model converts every cycle count

@@ -97,3 +97,21 @@ def test_decode_step_computes_its_numbers_as_floats(kw):
         got = step(v).time
         assert type(got) is float
         assert got == step(float(v)).time      # the number given, computed in float64
+
+
+@pytest.mark.parametrize("call", [
+    lambda v: analysis.grouped_gemm_efficiency("hopper", "fp8", v),
+    lambda v: analysis.grouped_gemm_rate("b200", "fp4", v),
+    lambda v: analysis.mla_generation_time("b200", 128, 512, 64, 2, v, 2047),
+    lambda v: analysis.mla_context_time("b200", 128, 512, 64, 2, v),
+    lambda v: analysis.trtllm_gemm_time("h200", "fp8-block128", v, 7168, 16384),
+    lambda v: analysis.trtllm_mla_bmm_time("b200", "bf16", "pre", 128, v),
+], ids=["grouped_efficiency", "grouped_rate", "mla_generation", "mla_context", "gemm", "bmm"])
+def test_the_measured_tables_take_numpy_numbers(call):
+    """The measured-table functions spelled the real test (int, float): a numpy int or float
+    (a numpy sweep's rows, batch or prompt) was refused as 'must be a number'."""
+    assert call(np.int64(384)) == call(384) is not None
+    assert call(np.float32(384.5)) == call(fractions.Fraction(769, 2)) == call(384.5)
+    assert type(call(np.float32(384.5))) is float
+    with pytest.raises(SpecError, match="must be a number"):
+        call(np.True_)

@@ -6,6 +6,7 @@ decode and serving count takes one. One check now, in the lower module; a model 
 counts as Python ints, so a numpy int computes exactly as the int it equals.
 """
 import dataclasses
+import fractions
 
 import numpy as np
 import pytest
@@ -43,3 +44,16 @@ def test_numpy_ints_in_the_attention_block_and_tp():
 def test_other_values_are_refused_as_before(value, error):
     with pytest.raises(error, match="layers must be"):
         dataclasses.replace(model_config("deepseek-v3"), layers=value)
+
+
+@pytest.mark.parametrize("field, value", [("activation_bytes", 2.0), ("kv_cache_bytes", 1.0),
+                                          ("expert_weight_bytes", 0.5625)])
+def test_a_numpy_byte_figure_is_the_float_it_equals(field, value):
+    """The byte figures spelled the real test (int, float): np.float32(2.0) was refused as
+    'must be a number'; they ask is_real and are stored as floats (session 30)."""
+    m = model_config("deepseek-v3")
+    a = dataclasses.replace(m, **{field: value})
+    for v in (np.float32(value), np.float16(value), fractions.Fraction(value)):
+        b = dataclasses.replace(m, **{field: v})
+        assert type(getattr(b, field)) is float
+        assert a == b and a.weight_bytes_total == b.weight_bytes_total

@@ -60,3 +60,16 @@ def test_instance_bytes_and_0d_arrays_are_one_value():
     chips = (c for c in f.endpoints[:8])
     assert (analysis.prefill_time("deepseek-v3", f, isl=64, layout="tp=8", instance=chips)
             == analysis.prefill_time("deepseek-v3", f, isl=64, layout="tp=8"))
+
+
+def test_an_engine_is_checked_in_one_place_and_a_list_named():
+    """The engine was checked four times (decode_step, step_kernel_lists, prefill_time,
+    step_budget); decode_step's ``engine not in ENGINE_KERNELS`` (a dict) failed on a list in
+    Python's words ('unhashable type'). One check, ``analysis._decode.check_engine``, now."""
+    from analysis import _decode
+    assert _serving.check_engine is _decode.check_engine
+    with pytest.raises(SpecError, match=r"engine must be one of \['sglang', 'trtllm', 'vllm'\]"):
+        analysis.decode_step("deepseek-v3", built("hgx-b200"), batch=8, context=64,
+                             engine=["trtllm"])
+    with pytest.raises(SpecError, match="engine must be None or one of"):
+        analysis.prefill_time("deepseek-v3", built("hgx-b200"), isl=64, engine=("vllm",))

@@ -506,3 +506,32 @@ def test_xdist_loadfile_runs_the_small_reports_files_as_one_unit():
     assert split("tests/sub/test_report.py::test_x") == "tests/sub/test_report.py"
     for dist in ("load", "loadscope", "worksteal", "each"):     # xdist's own scheduling
         assert pytest_xdist_make_scheduler(config(dist), None) is None
+
+
+def test_collecting_pauses_the_garbage_collector_and_restores_it():
+    # conftest.py pauses the cyclic garbage collector while a node collects (assertion
+    # rewriting's syntax trees); the tests must run with it as it was
+    import gc
+
+    from conftest import pytest_make_collect_report
+
+    assert gc.isenabled()                   # this test runs after collection
+    outer, inner = pytest_make_collect_report(None), pytest_make_collect_report(None)
+    next(outer)
+    assert not gc.isenabled()
+    next(inner)                             # a node inside another: left to the outer one
+    with pytest.raises(StopIteration):
+        next(inner)
+    assert not gc.isenabled()
+    with pytest.raises(StopIteration):
+        outer.send(None)
+    assert gc.isenabled()
+    gc.disable()                            # paused by someone else: left paused
+    try:
+        node = pytest_make_collect_report(None)
+        next(node)
+        with pytest.raises(StopIteration):
+            next(node)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -20,7 +20,14 @@ import numpy as np
 from degrade import built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from p2p_groups import group_view, nccl_busiest_channel, nccl_message, rank_group, version
+from p2p_groups import (
+    group_view,
+    nccl_busiest_channel,
+    nccl_message,
+    rank_group,
+    skewed_pairs,
+    version,
+)
 
 from analysis import cost
 from analysis._runtime_cost import _p2p_plan, p2p_batches, p2p_channels, p2p_schedule
@@ -162,20 +169,13 @@ def test_batches_are_the_literal_replay(group, release, scale, data):
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(spec=st.sampled_from(["torus:4x4,chip=h100", "fattree:k=4", "mesh:3x3",
-                             "rail:servers=4,gpus=4,chip=h100"]),
-       release=st.sampled_from(RELEASES), small=st.sampled_from([0.0, 1024.0, 40000.0]),
-       large=st.lists(st.tuples(st.integers(0, 15), st.integers(0, 15),
-                                st.sampled_from([1 << 20, 1 << 24, 1 << 28])),
-                      min_size=1, max_size=4))
-def test_skewed_matrices_on_every_rank_are_the_literal_replay(spec, release, small, large):
+@given(pairs=skewed_pairs(["torus:4x4,chip=h100", "fattree:k=4", "mesh:3x3",
+                           "rail:servers=4,gpus=4,chip=h100"]),
+       release=st.sampled_from(RELEASES))
+def test_skewed_matrices_on_every_rank_are_the_literal_replay(pairs, release):
     # every rank of a 9-16 rank group (rounds in two or more round / 8 groups): a few large
     # pairs among small ones, whose rounds take more parts than the rest
-    f = built(spec)
-    p = f.n_endpoints
-    M = np.full((p, p), small)
-    for i, j, b in large:
-        M[i % p, j % p] = float(b)
+    f, M = pairs
     view = group_view(f, "all-to-allv", None, M)
     assert p2p_batches(runtime(f"nccl@{release}"), view, M) == _brute(release, view, M.tolist())
 

@@ -7,9 +7,14 @@ of another library is now refused by name where ``cost`` and ``host_launch_delay
 
 R29-3: ``default_runtime()`` reads ``cost``'s signature once a process, not at every call (two
 calls a decode step).
+
+R30-1 (reader): the real-number tests (``cost``'s nbytes, ``host_launch_delay``'s gpu_time and
+host_launch) ask ``fabric._units.is_real``; a numpy size is read as the Python number it holds
+(an np.float16 compared with MAX_BYTES overflowed, with a RuntimeWarning).
 """
 import inspect
 import pathlib
+import warnings
 
 import numpy as np
 import pytest
@@ -22,12 +27,19 @@ from fabric import SpecError
 F = built("dgx-h100")   # read only
 
 
-def test_the_collectives_module_spells_the_int_test_once():
+def test_the_collectives_module_spells_the_number_tests_once():
     root = pathlib.Path(__file__).resolve().parent.parent
     text = (root / "analysis/_collectives.py").read_text().splitlines()
     found = [i for i, line in enumerate(text, 1)
-             if _OLD.search(line) or "numbers.Integral" in line]
+             if _OLD.search(line) or "numbers." in line]
     assert found == []
+
+
+def test_a_numpy_size_is_its_python_number_without_a_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        half = cost(F, "all-reduce", np.float16(1024))
+        assert half.time == cost(F, "all-reduce", 1024.0).time
 
 
 @pytest.mark.parametrize("call, match", [
