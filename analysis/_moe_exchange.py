@@ -241,7 +241,7 @@ from fabric._exchange import (
 from fabric._failures import require_joined
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
-from fabric._units import is_int, is_numeral, is_real, items_of, name_list
+from fabric._units import flag_of, is_bool, is_int, is_numeral, is_real, items_of, name_list
 
 from ._collectives import (
     MESSAGE_TECHNOLOGIES,
@@ -1503,14 +1503,15 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     background = float(nic_background)
     if adaptive_routing is None:
         adaptive_routing = EXCHANGE_ADAPTIVE_ROUTING.value
-    elif not isinstance(adaptive_routing, bool):
+    elif is_bool(adaptive_routing):
+        adaptive_routing = bool(adaptive_routing)                     # numpy's bool too
+    else:
         raise SpecError(f"adaptive_routing must be True, False or None, got {adaptive_routing!r}")
     if background > 0 and kern.dedup == "collective":
         raise SpecError(f"nic_background is priced on an exchange kernel's own network stage; "
                         f"kernel {kern.name!r} runs through the collectives model, which has no "
                         f"background traffic")
-    if not isinstance(l2_flushed, bool):
-        raise TypeError(f"l2_flushed must be True or False, got {l2_flushed!r}")
+    l2_flushed = flag_of(l2_flushed, "l2_flushed")
     m = model_config(model)
     if runtime is not None:
         get_runtime(runtime)      # an unknown name is refused even where it goes unused

@@ -129,3 +129,20 @@ def test_moe_exchange_refuses_them_by_name_too():
         analysis.moe_exchange(f, "deepseek-v3", _Registered(), 8, **kw)
     with pytest.raises(SpecError, match="sources must be an int from 1"):
         analysis.moe_exchange(f, "deepseek-v3", 2, 4, sources=np.array(2), **kw)
+
+
+@pytest.mark.parametrize("flag", ["adaptive_routing", "l2_flushed"])
+def test_numpy_bools_are_flags_and_anything_else_is_refused(flag):
+    """Review S30-R3 (lead's 05:01 decision: numpy's bools are flags everywhere): np.True_ and
+    np.False_ give the Python bool's answer; 1, 'no' and a 0-d array stay refused by name."""
+    f = built("dgx-h100")
+    kw = {"kernel": "deepep-low-latency", "dispatch_bytes": 1, "combine_bytes": 2}
+
+    def call(v):
+        r = analysis.moe_exchange(f, "deepseek-v3", 2, 8, **kw, **{flag: v})
+        return r.dispatch, r.combine
+
+    assert call(np.True_) == call(True) and call(np.False_) == call(False)
+    for bad in (1, "no", np.array(True)):
+        with pytest.raises((SpecError, TypeError), match=f"{flag} must be True(,| or) False"):
+            call(bad)
