@@ -65,6 +65,16 @@ def test_a_chip_takes_numpy_figures_as_the_numbers_they_are():
         ChipSpec("x", 1, 2.0, 3.0, 1.0, "test", grace_gpus=np.True_)
 
 
+@pytest.mark.parametrize("index, bad", [(1, "80GB"), (1, 0), (2, True), (3, -3.0),
+                                        (4, float("nan"))])
+def test_a_chip_refuses_figures_of_the_wrong_kind_or_out_of_range(index, bad):
+    figures = ["x", 1, 2.0, 3.0, 1.0, "test"]
+    figures[index] = bad                 # were stored as given: '80GB' failed in a model
+    field = ("hbm_bytes", "hbm_bandwidth", "peak_flops", "reduce_rate")[index - 1]
+    with pytest.raises(SpecError, match=f"chip 'x': {field} must be"):
+        ChipSpec(*figures)
+
+
 @pytest.mark.parametrize("rule", [np.True_, 2.0])
 def test_a_split_rule_is_an_int_not_a_flag_or_a_float(rule):
     rt = runtime("nccl")
