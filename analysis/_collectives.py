@@ -964,6 +964,9 @@ class _GroupView:
         self.fabric, self.op, self.nodes, self.idx = fabric, op, nodes, idx
         self.tr, self.M, self.overlap = tr, M, overlap
         self.p = len(nodes)
+        # what a runtime works out for this view during one cost (analysis._runtime_cost:
+        # each p2p message's plan), shared by the release's candidates and their retiming
+        self.runtime_memo = {}
         # the group's facts depend on the fabric and the ranks only: computed once, cached
         key = ("group", idx.tobytes())
         c = fabric_memo(fabric, __name__)
