@@ -98,6 +98,58 @@ __all__ = []
 NCCL_SCHEDULE = {"ring": "ring", "tree": "double-binary-tree", "nvls": "in-switch",
                  "nvls-tree": "hierarchical", "p2p": None}
 
+#: Operations NCCL runs as grouped sends and receives (point-to-point tasks).
+P2P_OPS = ("send-recv", "all-to-all", "all-to-allv")
+
+
+def empty_operation(rt, op):
+    """What the runtime ``rt`` does with ``op`` of 0 bytes over several ranks: ``(launches,
+    why)``. Where nothing launches, :func:`analysis.cost` answers 0 s and reports ``why``;
+    where something does, it refuses with ``why``.
+
+    One rule: 0 s exactly where the runtime's source returns without a launch; where
+    something runs, the model refuses rather than guess an empty kernel's time.
+
+    * ``ideal``: the schedules with no software: nothing to move, nothing runs.
+    * NCCL: an empty collective is discarded from 2.20.3 (``src/enqueue.cc`` ``taskAppend``:
+      ``rt.factors["empty_discard"]``); before, it is a task and its kernel launches. A
+      0-byte send or receive is a task like any other in every release, one channel's work
+      (``p2pTaskAppend`` / ``addP2pToPlan``), so send-recv, all-to-all and all-to-allv of 0
+      bytes launch (an all-to-all through ``ncclAlltoAll``, 2.28 on, is discarded at count 0
+      as a collective, but the model's all-to-all does not say which call posted it).
+    * ``symmetric-memory``: NCCL's symmetric kernels (``src/device/symmetric``, 2.27 on)
+      are chosen inside NCCL's collective calls, after ``taskAppend`` has discarded an empty
+      one: its collectives of 0 bytes run nothing; its point-to-point and all-to-all
+      kernels are the project's one-sided schedules, with no source for an empty call.
+    * An engine's kernels (``vllm-custom-allreduce``, ``torch-symm-mem``): no source read
+      says what they do with an empty tensor.
+
+    >>> import fabric
+    >>> empty_operation(fabric.runtime("nccl"), "all-reduce")[0]
+    False
+    >>> launches, why = empty_operation(fabric.runtime("nccl@2.19.4"), "all-reduce")
+    >>> launches, why[:46]
+    (True, 'NCCL 2.19.4 launches an empty collective: it i')
+    """
+    if rt.kind == "ideal":
+        return False, "the ideal runtime: no software, and no byte to move"
+    if rt.kind == "library":
+        if op in P2P_OPS:
+            return True, ("NCCL queues a 0-byte send and receive as tasks like any other and "
+                          "launches them (src/enqueue.cc p2pTaskAppend / addP2pToPlan: one "
+                          "channel's work); the model does not cost an empty kernel")
+        if not rt.factors["empty_discard"]:
+            return True, (f"NCCL {rt.version} launches an empty collective: it is a task "
+                          "and its kernel runs (src/enqueue.cc taskAppend discards one from "
+                          "2.20.3); the model does not cost an empty kernel")
+        return False, ("NCCL discards an empty collective before making a task "
+                       "(src/enqueue.cc taskAppend, 2.20.3 on): nothing launches")
+    if rt.name == "symmetric-memory" and op not in P2P_OPS:
+        return False, ("NCCL's collective call discards an empty collective (src/enqueue.cc "
+                       "taskAppend) before its symmetric kernels are chosen: nothing launches")
+    return True, (f"no source read says what the {rt.name} runtime's kernels do with an "
+                  f"empty {op}; the model does not cost an empty kernel")
+
 
 
 @dataclasses.dataclass(frozen=True)
