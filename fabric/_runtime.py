@@ -70,6 +70,7 @@ import re
 
 from ._errors import SpecError
 from ._params import Parameter
+from ._units import is_int, is_real
 
 __all__ = ["EXECUTION_FACTORS", "NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES",
            "PREDICTION_FIELDS", "PREDICTION_KERNEL_FILES", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "TORCH_SYMM_MEM", "VLLM_CUSTOM_ALLREDUCE", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "release_tag", "revision_holds", "runtime",
@@ -303,14 +304,14 @@ def _check_split(name, q):
     if not q:
         return
     rule = q.get("rule")
-    if isinstance(rule, bool) or rule not in (0, 1, 2):
+    if not is_int(rule) or rule not in (0, 1, 2):     # np.True_ is no rule 1, 2.0 no rule 2
         raise SpecError(f"runtime {name!r}: split rule must be 0, 1 or 2, got {rule!r}")
     need = {1: [("byte_align", 1)] + [(("align", p), 1) for p in ("LL", "LL128", "Simple")],
             2: [("min_traffic", 1), ("cell", 0), ("ll_traffic", 1), ("task_floor", 0),
                 ("lo_ceil", 0), ("round16", 0)]}.get(rule, [])
     for key, least in need:
         v = q.get(key)
-        if (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
+        if (not is_real(v) or not math.isfinite(v)
                 or v < least or (key in ("task_floor", "lo_ceil", "round16") and v not in (0, 1))):
             raise SpecError(f"runtime {name!r}: split rule {rule} needs {key!r} "
                             f"{'0 or 1' if key in ('task_floor', 'lo_ceil', 'round16') else f'>= {least}'}"
