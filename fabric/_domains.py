@@ -422,8 +422,8 @@ class DomainGrants:
         missing = self.ungranted(i, op)
         verb = "read" if op == "read" else "write"
         if reg.ways > 1 and missing:
-            return (f"{reg} holds memory of {', '.join(map(repr, missing))}, which {self.host} "
-                    f"may not {verb} (grant the set by name, or every owner in it)")
+            return (f"{reg}, which holds memory of {', '.join(map(repr, missing))} that "
+                    f"{self.host} may not {verb} (grant the set by name, or every owner in it)")
         return f"{reg}, which {self.host} is not granted" if op == "read" else \
             f"{reg}, which {self.host} may only read"
 

@@ -824,6 +824,54 @@ def rank_counts(counts, ep, name="tokens"):
     return tuple(int(c) for c in got)
 
 
+def held_counts(tokens, ep, sources=None, name="tokens"):
+    """The tokens each of ``ep`` EP ranks holds, as a tuple of ints (0: the rank holds none,
+    but holds experts), from either spelling of who holds tokens: ``tokens`` one int >= 1
+    that each rank ``sources`` names holds (every one for None, the first ``sources`` for an
+    int from 1 to ``ep``, or the positions ``0 .. ep - 1`` it lists, each once, the others
+    none), or ``tokens`` a sequence of each rank's count (:func:`rank_counts`; ``sources``
+    then None). The one conversion of the two spellings: ``analysis.moe_exchange``,
+    :meth:`ExchangeKernel.receive_walk` and ``analysis._moe_exchange.busiest_token`` read the
+    busiest rank's tokens (``max``) and the tokens sent in all (``sum``) from it. A SpecError
+    names what is wrong (``name`` the argument's).
+
+    >>> held_counts(3, 4), held_counts(3, 4, 2), held_counts(3, 4, [3, 1])
+    ((3, 3, 3, 3), (3, 3, 0, 0), (0, 3, 0, 3))
+    >>> held_counts([2, 0, 1], 3)
+    (2, 0, 1)
+    >>> held_counts(3, 4, [4])
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: sources must be an int from 1 to the 4 EP ranks (the first that many hold tokens) or the positions 0..3 of those that do, each once; got [4]
+    """
+    if not is_int(ep) or ep < 1:
+        raise SpecError(f"ep must be an int >= 1, got {ep!r}")
+    counts = items_of(tokens)
+    if counts is not None:
+        if sources is not None:
+            raise SpecError(f"sources must be None where {name} lists each EP rank's tokens "
+                            f"(a rank with 0 holds none), got sources={sources!r}")
+        return rank_counts(counts, ep, name)
+    if not is_int(tokens) or tokens < 1:
+        raise SpecError(f"{name} must be an int >= 1 or a sequence of the {ep} EP ranks' token "
+                        f"counts, got {tokens!r}")
+    why = (f"sources must be an int from 1 to the {ep} EP ranks (the first that many hold "
+           f"tokens) or the positions 0..{ep - 1} of those that do, each once; got {sources!r}")
+    if sources is None:
+        held = range(ep)
+    elif is_int(sources):
+        if not 1 <= sources <= ep:
+            raise SpecError(why)
+        held = range(int(sources))
+    else:
+        pos = items_of(sources)
+        if not pos or not all(is_int(i) and 0 <= i < ep for i in pos) \
+                or len(set(pos)) != len(pos):
+            raise SpecError(why)
+        held = {int(i) for i in pos}
+    return tuple(int(tokens) if r in held else 0 for r in range(ep))
+
+
 #: Lanes of one warp (CUDA's ``warpSize``): a loop over the EP ranks run by one warp, one
 #: rank per lane per pass, takes ``ceil(ep / WARP_LANES)`` passes.
 WARP_LANES = 32
@@ -1527,9 +1575,9 @@ class ExchangeKernel:
     def receive_walk(self, experts, k, tokens, ep, sources=None):
         """``(slots, tokens)`` of the dispatch's slowest receiving block (see ``count_grid``):
         the (local expert, source rank) slots of the received counts it walks beyond the first,
-        and the received tokens it copies, when ``sources`` of the ``ep`` ranks (default all)
-        each send ``tokens`` tokens, or the ``ep`` ranks send the counts ``tokens`` lists
-        (:func:`rank_counts`; ``sources`` then None).
+        and the received tokens it copies, when the ranks ``sources`` names (default all; the
+        first ``sources``, or their positions) each send ``tokens`` tokens, or the ``ep`` ranks
+        send the counts ``tokens`` lists (``sources`` then None): :func:`held_counts`.
 
         pplx-kernels 7af3059's scatterKernel, after its grid sync: block ``b`` copies received
         tokens ``b``, ``b + B``, ... (``B`` the grid: sized by ``maxNumTokens``, here
@@ -1550,22 +1598,8 @@ class ExchangeKernel:
         """
         if not self.count_grid:
             return (0, 0)
-        counts = items_of(tokens)
-        if counts is None:
-            if not is_int(tokens) or tokens < 1:
-                raise SpecError(f"tokens must be an int >= 1 or a sequence of the {ep} EP ranks' "
-                                f"token counts, got {tokens!r}")
-            if sources is None:
-                sources = ep
-            elif not is_int(sources) or not 1 <= sources <= ep:
-                raise SpecError(f"sources must be an int from 1 to ep={ep}, got {sources!r}")
-            grid, sent = tokens, tokens * sources
-        else:
-            if sources is not None:
-                raise SpecError(f"sources must be None where tokens lists each rank's count, "
-                                f"got {sources!r}")
-            counts = rank_counts(counts, ep)
-            grid, sent = max(counts), sum(counts)
+        held = held_counts(tokens, ep, sources)
+        grid, sent = max(held), sum(held)
         warps, most = self.count_grid
         blocks = min(max(-(-experts // warps), grid * k), most)
         slots = max(experts // ep, 1) * ep
@@ -2863,9 +2897,10 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "Combine (7af3059 internode_gather.cu, "
                        "gatherKernel's send loop): each block sends its received copies one "
                        "after another: the load of sourceExpert[token] (L2, written by the "
-                       "dispatch), then after __syncthreads the copy's expert output (HBM: "
-                       "the benchmark's c10d and NVSHMEM all-to-alls, ~240 MB, run between "
-                       "samples) into xBufferIn, __syncthreads, and warp 0's put-with-signal; "
+                       "dispatch), then after __syncthreads the copy's expert output (HBM at "
+                       "128 tokens: the benchmark's c10d and NVSHMEM all-to-alls, ~4 x 242 MB, "
+                       "run between samples; at 1 token they move ~4 x 1.9 MB, the output "
+                       "stays in L2: l2_flushed=False) into xBufferIn, __syncthreads, and warp 0's put-with-signal; "
                        "in a job whose ranks span the network every copy's signal is an IBGDA "
                        "post (also to an NVLink peer: NVSHMEM 3.2.5's nvshmemi_signal_op uses "
                        "atomicAdd_system only when the whole job is load/store-connected, "
