@@ -106,6 +106,16 @@ def test_an_exchange_kernel_takes_numpy_counts_and_flags_as_the_python_ones():
         dataclasses.replace(k, message_header=np.True_)
 
 
+@pytest.mark.parametrize("bad", [{"dedup": "node-ish"}, {"message_header": -1},
+                                 {"kernels": (1,)}, {"sync_steps": (("hbm_load", 0),)},
+                                 {"cycles": ()}, {"qp_per_peer": 2.5}])
+def test_an_exchange_kernel_refuses_a_bad_figure_as_the_package_does(bad):
+    # a SpecError, as the kernel's methods and every other fabric record raise (was a plain
+    # ValueError: an except FabricError missed it); still a ValueError
+    with pytest.raises(SpecError):
+        dataclasses.replace(exchange_kernel("deepep-low-latency"), **bad)
+
+
 def test_the_formatters_read_numpy_numbers_as_numbers():
     assert format_table(["n"], [[np.int64(7)], [12]]).splitlines()[2] == " 7"   # right-aligned
     assert fmt_value(np.int64(4096), "B") == "4KiB"
