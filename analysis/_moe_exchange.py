@@ -241,7 +241,16 @@ from fabric._exchange import (
 from fabric._failures import require_joined
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
-from fabric._units import flag_of, is_bool, is_int, is_numeral, is_real, items_of, name_list
+from fabric._units import (
+    check_count,
+    flag_of,
+    is_bool,
+    is_int,
+    is_numeral,
+    is_real,
+    items_of,
+    name_list,
+)
 
 from ._collectives import (
     MESSAGE_TECHNOLOGIES,
@@ -303,8 +312,7 @@ def _check_counts(experts, k, ep, nodes):
     ``1 <= ep <= experts``, ``nodes >= 1`` dividing ``ep``: the ranks fill their nodes
     equally), with a SpecError naming the argument."""
     for label, v in (("experts", experts), ("k", k), ("ep", ep), ("nodes", nodes)):
-        if not is_int(v) or v < 1:
-            raise SpecError(f"{label} must be an int >= 1, got {v!r}")
+        check_count(v, label, 1, "an int >= 1")
     if k > experts:
         raise SpecError(f"k={k} experts per token exceed the {experts} experts")
     if ep > experts:
