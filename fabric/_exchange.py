@@ -212,7 +212,7 @@ from ._errors import SpecError
 from ._params import Parameter
 from ._runtime import runtime
 from ._tech import link_tech
-from ._units import flag_of, is_bool, is_int, is_real, items_of
+from ._units import check_count, flag_of, is_bool, is_int, is_real, items_of
 
 __all__ = ["EXCHANGE_BLOCK_RATE", "EXCHANGE_KERNELS", "EXCHANGE_LATENCY", "EXCHANGE_NIC_EFFICIENCY",
            "EXCHANGE_SYNC", "ExchangeKernel", "exchange_kernel", "peer_access_latency"]
@@ -759,8 +759,9 @@ _PHASES = ("dispatch", "combine")
 
 def _phase_index(phase):
     """``phase`` (0 dispatch, 1 combine) checked: a clear error for anything else."""
-    if not is_int(phase) or phase not in (0, 1):
-        raise SpecError(f"phase must be 0 (dispatch) or 1 (combine), got {phase!r}")
+    rule = "0 (dispatch) or 1 (combine)"
+    if check_count(phase, "phase", 0, rule) > 1:
+        raise SpecError(f"phase must be {rule}, got phase={phase!r}")
     return int(phase)
 
 
@@ -885,9 +886,7 @@ def lane_passes(ep):
     >>> lane_passes(8), lane_passes(32), lane_passes(33), lane_passes(64), lane_passes(128)
     (0, 0, 1, 1, 3)
     """
-    if not is_int(ep) or ep < 1:
-        raise SpecError(f"ep must be an int >= 1, got {ep!r}")
-    return -(-int(ep) // WARP_LANES) - 1
+    return -(-check_count(ep, "ep", 1, "an int >= 1") // WARP_LANES) - 1
 
 
 # an optional field that is priced only with another one set: (field, the field it needs, what
@@ -1244,15 +1243,11 @@ class ExchangeKernel:
         for field in ("forwarding", "scale_out", "pipelined", "local_copy", "staging_copy",
                       "send_staging", "block_per_token"):   # 'no' or 1 would be read as True
             object.__setattr__(self, field, flag_of(getattr(self, field), field))
-        v = self.message_header
-        if not is_int(v) or v < 0:
-            raise SpecError(f"message_header must be an int of bytes >= 0, got {v!r}")
+        check_count(self.message_header, "message_header", 0, "an int of bytes >= 0")
         if self.forwarding and self.dedup != "node":
             raise SpecError("forwarding needs dedup='node' (one network copy per node)")
         for field in ("pull_threads", "pull_vector"):
-            v = getattr(self, field)
-            if not is_int(v) or v < 0:
-                raise SpecError(f"{field} must be an int >= 0, got {v!r}")
+            check_count(getattr(self, field), field, 0, "an int >= 0")
         if bool(self.pull_threads) != bool(self.pull_vector):
             raise SpecError("pull_threads and pull_vector are both set (a pulling combine) or "
                              "both 0")
@@ -1321,9 +1316,7 @@ class ExchangeKernel:
                              f"{sorted(EXCHANGE_LATENCY)}, n an int >= 1, got {v!r}")
         for field in ("combine_blocks", "reduce_elements", "put_vector", "send_grid",
                       "receive_vector", "walk_slot_bytes"):
-            v = getattr(self, field)
-            if not is_int(v) or v < 0:
-                raise SpecError(f"{field} must be an int >= 0, got {v!r}")
+            check_count(getattr(self, field), field, 0, "an int >= 0")
         for field, what in (("stage_vector", "dispatch, combine bytes per staging round"),
                             ("count_grid", "warps per block, most blocks")):
             v = getattr(self, field)
@@ -1335,10 +1328,8 @@ class ExchangeKernel:
                         or any(x not in ("", "each", "last") for x in v)):
             raise SpecError(f"qp_signals must be () or two of '', 'each', 'last' (dispatch, "
                              f"combine), got {v!r}")
-        v = self.qp_per_peer
-        if not is_int(v) or v < 0:
-            raise SpecError(f"qp_per_peer must be an int >= 0, got {v!r}")
-        if "each" in self.qp_signals and not v:
+        check_count(self.qp_per_peer, "qp_per_peer", 0, "an int >= 0")
+        if "each" in self.qp_signals and not self.qp_per_peer:
             raise SpecError("qp_signals 'each' needs qp_per_peer (the queue pairs a rank's "
                              "messages to one peer spread over)")
         for field, need, what in _FIELD_NEEDS:
@@ -1377,8 +1368,8 @@ class ExchangeKernel:
                     raise SpecError(f"the {phase}'s cycles name {name} twice")
                 seen.add(name)
                 parts = _CYCLE_COUNTS[name].parts
-                if not parts and (not is_int(value) or value < 0):
-                    raise SpecError(f"{name} must be an int >= 0, got {value!r}")
+                if not parts:
+                    check_count(value, name, 0, "an int >= 0")
                 if parts and value != () and (
                         not isinstance(value, tuple) or len(value) != len(parts) or any(
                             not is_int(x) or x < 0 for x in value)):
@@ -1414,7 +1405,7 @@ class ExchangeKernel:
         >>> k.with_cycles(2, claim_cycles=1)
         Traceback (most recent call last):
         ...
-        fabric.SpecError: phase must be 0 (dispatch) or 1 (combine), got 2
+        fabric.SpecError: phase must be 0 (dispatch) or 1 (combine), got phase=2
         """
         phase = _phase_index(phase)
         table = dict(self.cycles[phase])
@@ -1623,8 +1614,7 @@ class ExchangeKernel:
         if not self.cycle("walk_wrap_cycles", 0):
             return 0
         for name, v in (("experts", experts), ("ep", ep)):
-            if not is_int(v) or v < 1:
-                raise SpecError(f"{name} must be an int >= 1, got {v!r}")
+            check_count(v, name, 1, "an int >= 1")
         return max(int(experts) // int(ep), 1) - 1
 
     def receive_rounds(self, nbytes):
@@ -1660,10 +1650,8 @@ class ExchangeKernel:
         """
         if not self.walk_slot_bytes:
             return 0
-        w = walk_slots
-        if not is_int(w) or w < 0:
-            raise SpecError(f"walk_slots must be an int >= 0, got {walk_slots!r}")
-        return -(-(int(w) + 1) * self.walk_slot_bytes // int(EXCHANGE_L1_SECTOR.value)) - 1
+        w = check_count(walk_slots, "walk_slots", 0, "an int >= 0")
+        return -(-(w + 1) * self.walk_slot_bytes // int(EXCHANGE_L1_SECTOR.value)) - 1
 
     def send_walk(self, tokens):
         """Tokens the dispatch's send loop walks before the block holding the last token
@@ -1808,14 +1796,10 @@ class ExchangeKernel:
                  "count_passes": 0.0 if loadstore else float(count_passes),
                  "walk_sectors": float(self.walk_sectors(walk_slots)),
                  "walk_slot_hits": float(walk_slots - self.walk_sectors(walk_slots))}
-        if not is_int(payloads) or payloads < 1:
-            raise SpecError(f"payloads must be an int >= 1, got {payloads!r}")
-        if not is_int(slots) or slots < 1:
-            raise SpecError(f"slots must be an int >= 1 (the token's top-k), got {slots!r}")
-        if not is_int(walk_wraps) or walk_wraps < 0:
-            raise SpecError(f"walk_wraps must be an int >= 0, got {walk_wraps!r}")
-        if not is_int(count_passes) or count_passes < 0:
-            raise SpecError(f"count_passes must be an int >= 0, got {count_passes!r}")
+        check_count(payloads, "payloads", 1, "an int >= 1")
+        check_count(slots, "slots", 1, "an int >= 1 (the token's top-k)")
+        check_count(walk_wraps, "walk_wraps", 0, "an int >= 0")
+        check_count(count_passes, "count_passes", 0, "an int >= 0")
         times["further_slots"] = float(slots - 1)
         times["further_payloads"] = float(payloads - 1)
         times["further_ranks"] = max(float(ranks) - 1.0, 0.0)
