@@ -40,22 +40,22 @@ access``.
   expert) (``deepep-low-latency``, ``pplx``). Expected bytes, the same for every source
   rank under these symmetric routings.
 * **Ranks that hold tokens** (``tokens_per_rank`` one count for every EP rank, or each EP
-  rank's own count, 0 for a rank that holds none: a decode batch spread unevenly over the
-  EP group; ``sources`` names the ranks that hold ``tokens_per_rank`` each, the others none:
-  :func:`_held_ranks`). One rule, ``t_r`` the tokens EP rank ``r`` holds: what a rank
-  **sends** follows its own ``t_r`` (its rows of the traffic matrices, DeepEP normal's
-  forwarders the tokens of their rail's ranks, the collective's all-to-allv rows; the combine
-  sends back along the transposed matrices, routed and timed as such; every rank still
-  receives: its experts); what a rank **receives** (the dispatch's receive walk and copy,
-  the combine's copies sent back, their posts and fences, the staging pass, and the
-  dispatch's busiest token, the busiest of every token sent) follows the tokens sent in all,
-  ``sum t_r``, every rank alike in expectation (each sender spreads its copies evenly);
-  counts of a rank's **own** tokens (its send loop and waves, the combine's receive sum, its
-  pulls and their busiest token, its own copies through HBM) and the kernels' grids (pplx
-  launches by ``maxNumTokens``) are the busiest rank's, ``max t_r``: the phase ends with its
-  slowest rank. Where ranks differ in what they receive back (the share of a rank's combine
-  copies that go to load/store peers: its peers' tokens over every token sent) the busiest
-  rank counts.
+  rank's own count, 0 for a rank that holds none: a decode batch spread unevenly over the EP
+  group; ``sources`` names the ranks that hold ``tokens_per_rank`` each, the others none:
+  :func:`fabric._exchange.held_counts`, the one conversion). One rule, ``t_r`` the tokens EP
+  rank ``r`` holds: what a rank **sends** follows its own ``t_r`` (its rows of the traffic
+  matrices, DeepEP normal's forwarders the tokens of their rail's ranks, the collective's
+  all-to-allv rows; the combine sends back along the transposed matrices, routed and timed
+  as such; every rank still receives: its experts); what a rank **receives** (the dispatch's
+  receive walk and copy, the combine's copies sent back, their posts and fences, the staging
+  pass, and the dispatch's busiest token, the busiest of every token sent) follows the
+  tokens sent in all, ``sum t_r``, every rank alike in expectation (each sender spreads its
+  copies evenly); counts of a rank's **own** tokens (its send loop and waves, the combine's
+  receive sum, its pulls and their busiest token, its own copies through HBM) and the
+  kernels' grids (pplx launches by ``maxNumTokens``) are the busiest rank's, ``max t_r``:
+  the phase ends with its slowest rank. Where ranks differ in what they receive back (the
+  share of a rank's combine copies that go to load/store peers: its peers' tokens over every
+  token sent) the busiest rank counts.
 * **Scale-up time**: the scale-up traffic matrix routed on the fabric by its
   router (ECMP), the most loaded directed link's bytes over its effective
   bandwidth: NCCL's per-link bulk figure where one is published
@@ -234,7 +234,7 @@ from fabric import runtime as get_runtime
 from fabric import transport as get_transport
 from fabric._exchange import (
     EXCHANGE_ADAPTIVE_ROUTING,
-    rank_counts,
+    held_counts,
     received_copies,
     serial_copies,
 )
@@ -485,10 +485,13 @@ def expected_max(pmf, n):
 
 def busiest_token(experts, k, ep, nodes, routing, tokens, sources=1):
     """``(all, remote)``: the distinct ranks, own included and not, that the busiest of
-    ``tokens`` tokens on each of ``sources`` ranks reaches, in expectation
-    (:func:`expected_max` of ``tokens x sources`` independent tokens over
-    :func:`reach_distribution`; for ``"balanced"`` the largest over the rotation's first
-    ``tokens`` tokens, which the perfect router gives every source rank alike).
+    ``tokens`` tokens on each of ``sources`` ranks (the first that many of the ``ep``, or
+    their positions; None: all) reaches, in expectation (:func:`expected_max` of the tokens
+    sent in all, ``tokens x sources``, independent tokens over :func:`reach_distribution`;
+    for ``"balanced"`` the largest over the rotation's first ``tokens`` tokens, which the
+    perfect router gives every source rank alike). ``tokens`` may instead list each EP
+    rank's count (``sources=None`` then): the busiest rank's count and their sum
+    (:func:`fabric._exchange.held_counts`).
 
     A kernel that gives each token one thread block finishes with its slowest block, so
     the per-token floors of a phase (the slot atomics per destination rank, the remote
@@ -500,12 +503,10 @@ def busiest_token(experts, k, ep, nodes, routing, tokens, sources=1):
     (8.0, 8.0)
     """
     name, m = parse_routing(routing)
-    for label, v in (("tokens", tokens), ("sources", sources)):
-        if not is_int(v) or v < 1:
-            raise ValueError(f"{label} must be an int >= 1, got {v!r}")
     _check_counts(experts, k, ep, nodes)
+    held = held_counts(tokens, int(ep), sources)
     return _busiest(int(experts), int(k), int(ep), int(nodes),
-                    name if m is None else f"{name}:{m}", int(tokens), int(tokens) * int(sources))
+                    name if m is None else f"{name}:{m}", max(held), sum(held))
 
 
 @functools.lru_cache(maxsize=65536)
@@ -1295,34 +1296,6 @@ def _peer_sources(dom, counts):
     return int((_holders(dom, counts) - counts).max())
 
 
-def _held_ranks(sources, ep):
-    """The EP ranks that hold tokens, as a mask over the ``ep`` EP ranks: every one
-    (``None``), the first ``sources`` (an int from 1 to ``ep``), or the positions ``sources``
-    lists (indices into the EP ranks, each once); a SpecError naming anything else.
-
-    >>> _held_ranks(None, 4).tolist(), _held_ranks(2, 4).tolist(), _held_ranks([3, 1], 4).tolist()
-    ([True, True, True, True], [True, True, False, False], [False, True, False, True])
-    >>> _held_ranks([4], 4)
-    Traceback (most recent call last):
-    ...
-    fabric.SpecError: sources must be an int from 1 to the 4 EP ranks (the first that many hold tokens) or the positions 0..3 of those that do, each once; got [4]
-    """
-    why = (f"sources must be an int from 1 to the {ep} EP ranks (the first that many hold "
-           f"tokens) or the positions 0..{ep - 1} of those that do, each once; got {sources!r}")
-    if sources is None:
-        return np.ones(ep, dtype=bool)
-    if is_int(sources):
-        if not 1 <= sources <= ep:
-            raise SpecError(why)
-        return np.arange(ep) < int(sources)
-    pos = items_of(sources)
-    if not pos or not all(is_int(i) and 0 <= i < ep for i in pos) or len(set(pos)) != len(pos):
-        raise SpecError(why)
-    out = np.zeros(ep, dtype=bool)
-    out[[int(i) for i in pos]] = True
-    return out
-
-
 def _round_trip(fabric, ranks):
     """Largest there-and-back path latency between two EP ranks of one domain (s):
     :func:`analysis.peer_round_trip` over the ranks (positions in ``fabric.endpoints``),
@@ -1379,6 +1352,23 @@ def _collective_phase(fabric, ranks, pair, runtime, transport, collective):
     return float(res.time)
 
 
+def check_background(nic_background):
+    """``nic_background`` (bytes/s into each EP rank's NIC from outside the exchange) as a
+    float if it is a finite real number >= 0, else a SpecError naming it: the one check of
+    :func:`moe_exchange`'s and :func:`analysis.decode_step`'s ``nic_background``.
+
+    >>> check_background(25e9)
+    25000000000.0
+    >>> check_background(True)
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: nic_background must be bytes/s >= 0, got True
+    """
+    if not (is_real(nic_background) and math.isfinite(nic_background) and nic_background >= 0):
+        raise SpecError(f"nic_background must be bytes/s >= 0, got {nic_background!r}")
+    return float(nic_background)
+
+
 def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, combine_bytes,
                  transport=None, routing="uniform", runtime=None, chip=None, collective=None,
                  kernel_gap=None, l2_flushed=True, nic_background=0.0, adaptive_routing=None,
@@ -1395,7 +1385,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         tokens of each EP rank in ``ep``'s order (ints >= 0, at least one > 0; a rank with 0
         holds none, but holds experts: it receives in the dispatch and sends in the combine),
         e.g. a decode batch whose sequences split unevenly over the attention groups
-        (:func:`fabric._exchange.rank_counts`). See the module docstring ("Ranks that hold
+        (:func:`fabric._exchange.held_counts`). See the module docstring ("Ranks that hold
         tokens").
     ep : int or sequence
         Expert-parallel ranks: the first ``ep`` live chips of the fabric in rank
@@ -1463,7 +1453,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         group): an int, the first ``sources`` of the EP ranks in ``ep``'s order; or their
         positions in ``ep`` (indices ``0 .. ep - 1``, each once), which keeps ``ep``'s order,
         i.e. which rank holds which experts and, across nodes, each rank's rail peer
-        (:func:`_held_ranks`). Each dispatches ``tokens_per_rank`` tokens and gets their
+        (:func:`fabric._exchange.held_counts`). Each dispatches ``tokens_per_rank`` tokens and gets their
         combine back; the others hold none, but hold experts, so they receive in the dispatch
         and send in the combine. ``None`` (default): every EP rank.
 
@@ -1498,9 +1488,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     True
     """
     kern = exchange_kernel(kernel)
-    if not is_real(nic_background) or not (math.isfinite(nic_background) and nic_background >= 0):
-        raise SpecError(f"nic_background must be bytes/s >= 0, got {nic_background!r}")
-    background = float(nic_background)
+    background = check_background(nic_background)
     if adaptive_routing is None:
         adaptive_routing = EXCHANGE_ADAPTIVE_ROUTING.value
     elif is_bool(adaptive_routing):
@@ -1517,11 +1505,6 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         get_runtime(runtime)      # an unknown name is refused even where it goes unused
     if chip is not None:
         chip_spec(chip)
-    tokens = tokens_per_rank
-    listed = items_of(tokens)          # each EP rank's count, or None for one count
-    if listed is None and (not is_int(tokens) or tokens < 1):
-        raise SpecError(f"tokens_per_rank must be an int >= 1 or a sequence of each EP rank's "
-                        f"tokens, got {tokens_per_rank!r}")
     ranks = _resolve_ep(fabric, ep)
     require_joined(fabric, [fabric.endpoints[int(r)] for r in ranks])  # names chips cut off
     n_ep = len(ranks)
@@ -1530,13 +1513,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         raise SpecError(f"ep={n_ep} ranks but {m.name} has only {E} routed experts")
     # each EP rank's tokens (0: it holds none), one form for both spellings: the rule of
     # "Ranks that hold tokens" (module docstring)
-    if listed is not None:
-        if sources is not None:
-            raise SpecError(f"sources must be None where tokens_per_rank lists each EP rank's "
-                            f"tokens (a rank with 0 holds none), got sources={sources!r}")
-        held = rank_counts(listed, n_ep, "tokens_per_rank")
-    else:
-        held = tuple(int(tokens) if x else 0 for x in _held_ranks(sources, n_ep))
+    held = held_counts(tokens_per_rank, n_ep, sources, "tokens_per_rank")
     tokens = max(held)            # the busiest rank's own tokens: its loops, the grids
     sent = sum(held)              # every rank's: what a rank receives
     sources = sum(1 for c in held if c)
@@ -1568,7 +1545,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     total = sent * p_rank * (n_ep - 1) * max(b_d, b_c)
     if total > MAX_BYTES:
         few = "" if sources == n_ep else f" ({sources} holding tokens)"
-        given = f"={tokens}" if listed is None else f" summing to {sent}"
+        given = f"={tokens}" if is_int(tokens_per_rank) else f" summing to {sent}"
         raise SpecError(f"tokens_per_rank{given} over {n_ep} EP ranks{few} moves {total:.3g} "
                         f"bytes in a phase, more than the 2**63 - 1 bytes (an int64) a collective "
                         f"carries")

@@ -212,7 +212,7 @@ from ._errors import SpecError
 from ._params import Parameter
 from ._runtime import runtime
 from ._tech import link_tech
-from ._units import is_int, is_real, items_of
+from ._units import flag_of, is_bool, is_int, is_real, items_of
 
 __all__ = ["EXCHANGE_BLOCK_RATE", "EXCHANGE_KERNELS", "EXCHANGE_LATENCY", "EXCHANGE_NIC_EFFICIENCY",
            "EXCHANGE_SYNC", "ExchangeKernel", "exchange_kernel", "peer_access_latency"]
@@ -824,6 +824,54 @@ def rank_counts(counts, ep, name="tokens"):
     return tuple(int(c) for c in got)
 
 
+def held_counts(tokens, ep, sources=None, name="tokens"):
+    """The tokens each of ``ep`` EP ranks holds, as a tuple of ints (0: the rank holds none,
+    but holds experts), from either spelling of who holds tokens: ``tokens`` one int >= 1
+    that each rank ``sources`` names holds (every one for None, the first ``sources`` for an
+    int from 1 to ``ep``, or the positions ``0 .. ep - 1`` it lists, each once, the others
+    none), or ``tokens`` a sequence of each rank's count (:func:`rank_counts`; ``sources``
+    then None). The one conversion of the two spellings: ``analysis.moe_exchange``,
+    :meth:`ExchangeKernel.receive_walk` and ``analysis._moe_exchange.busiest_token`` read the
+    busiest rank's tokens (``max``) and the tokens sent in all (``sum``) from it. A SpecError
+    names what is wrong (``name`` the argument's).
+
+    >>> held_counts(3, 4), held_counts(3, 4, 2), held_counts(3, 4, [3, 1])
+    ((3, 3, 3, 3), (3, 3, 0, 0), (0, 3, 0, 3))
+    >>> held_counts([2, 0, 1], 3)
+    (2, 0, 1)
+    >>> held_counts(3, 4, [4])
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: sources must be an int from 1 to the 4 EP ranks (the first that many hold tokens) or the positions 0..3 of those that do, each once; got [4]
+    """
+    if not is_int(ep) or ep < 1:
+        raise SpecError(f"ep must be an int >= 1, got {ep!r}")
+    counts = items_of(tokens)
+    if counts is not None:
+        if sources is not None:
+            raise SpecError(f"sources must be None where {name} lists each EP rank's tokens "
+                            f"(a rank with 0 holds none), got sources={sources!r}")
+        return rank_counts(counts, ep, name)
+    if not is_int(tokens) or tokens < 1:
+        raise SpecError(f"{name} must be an int >= 1 or a sequence of the {ep} EP ranks' token "
+                        f"counts, got {tokens!r}")
+    why = (f"sources must be an int from 1 to the {ep} EP ranks (the first that many hold "
+           f"tokens) or the positions 0..{ep - 1} of those that do, each once; got {sources!r}")
+    if sources is None:
+        held = range(ep)
+    elif is_int(sources):
+        if not 1 <= sources <= ep:
+            raise SpecError(why)
+        held = range(int(sources))
+    else:
+        pos = items_of(sources)
+        if not pos or not all(is_int(i) and 0 <= i < ep for i in pos) \
+                or len(set(pos)) != len(pos):
+            raise SpecError(why)
+        held = {int(i) for i in pos}
+    return tuple(int(tokens) if r in held else 0 for r in range(ep))
+
+
 #: Lanes of one warp (CUDA's ``warpSize``): a loop over the EP ranks run by one warp, one
 #: rank per lane per pass, takes ``ceil(ep / WARP_LANES)`` passes.
 WARP_LANES = 32
@@ -869,6 +917,15 @@ _CHAIN_COUNT_NEEDS = {
 }
 
 
+def _python_numbers(value):
+    """``value`` with each numpy number in it (at any depth of tuples) the Python one it
+    equals: a kernel's counts add as ints (an np.uint8 would wrap), its flags are bools, its
+    byte figures floats (an np.float16 would compute as one)."""
+    if isinstance(value, tuple):
+        return tuple(_python_numbers(v) for v in value)
+    return value.item() if type(value).__module__ == "numpy" else value
+
+
 def _slot_key_ok(entry, size):
     """Whether ``entry`` is a tuple of ``size`` whose key ``(arch, top_k, input_bytes)`` is well
     formed: arch ``''`` or a generation of :data:`EXCHANGE_LATENCY`, ints top_k >= 1 and
@@ -877,7 +934,7 @@ def _slot_key_ok(entry, size):
         return False
     arch, top_k, width = entry[:3]
     return (arch in ("",) + tuple(EXCHANGE_LATENCY)
-            and all(not isinstance(x, bool) and isinstance(x, int) for x in (top_k, width))
+            and all(is_int(x) for x in (top_k, width))
             and top_k >= 1 and width >= 0)
 
 
@@ -890,7 +947,7 @@ def _late_pulls_entry_ok(entry, names):
             and all(isinstance(b, tuple) and b for b in batches)):
         return False
     slots = tuple(s for b in batches for s in b)
-    return (all(not isinstance(x, bool) and isinstance(x, int) for x in slots)
+    return (all(is_int(x) for x in slots)
             and len(set(slots)) == len(slots) and all(1 <= x < top_k for x in slots))
 
 
@@ -899,8 +956,7 @@ def _round_reads_entry_ok(entry, names):
     def steps_ok(steps):
         return isinstance(steps, tuple) and all(
             isinstance(st, tuple) and len(st) == 2 and st[0] in names
-            and not isinstance(st[1], bool) and isinstance(st[1], (int, float))
-            and 0 <= st[1] < float("inf") for st in steps)
+            and is_real(st[1]) and 0 <= st[1] < float("inf") for st in steps)
     if not _slot_key_ok(entry, 9):
         return False
     first_min, first_full, first_late, later_min, later_full, later_late = entry[3:]
@@ -915,7 +971,7 @@ def _round_cycles_entry_ok(entry, names):
     if not _slot_key_ok(entry, 5):
         return False
     return all(isinstance(x, tuple) and len(x) == entry[1] and all(
-        not isinstance(c, bool) and isinstance(c, int) and c >= 0 for c in x) for x in entry[3:])
+        is_int(c) and c >= 0 for c in x) for x in entry[3:])
 
 
 #: The pulling combine's per-generation tables, each entry keyed ``(arch, top_k, input_bytes)``
@@ -1185,40 +1241,32 @@ class ExchangeKernel:
         if self.dedup not in ("node", "rank", "expert", "collective"):
             raise ValueError(f"dedup must be 'node', 'rank', 'expert' or 'collective', got "
                              f"{self.dedup!r}")
-        for field in ("forwarding", "scale_out", "pipelined", "local_copy"):
-            v = getattr(self, field)
-            if not isinstance(v, bool):      # 'no' or 1 would be read as True
-                raise TypeError(f"{field} must be True or False, got {v!r}")
+        for field in ("forwarding", "scale_out", "pipelined", "local_copy", "staging_copy",
+                      "send_staging", "block_per_token"):   # 'no' or 1 would be read as True
+            object.__setattr__(self, field, flag_of(getattr(self, field), field))
         v = self.message_header
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        if not is_int(v) or v < 0:
             raise ValueError(f"message_header must be an int of bytes >= 0, got {v!r}")
         if self.forwarding and self.dedup != "node":
             raise ValueError("forwarding needs dedup='node' (one network copy per node)")
         for field in ("pull_threads", "pull_vector"):
             v = getattr(self, field)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            if not is_int(v) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
         if bool(self.pull_threads) != bool(self.pull_vector):
             raise ValueError("pull_threads and pull_vector are both set (a pulling combine) or "
                              "both 0")
-        if not isinstance(self.staging_copy, bool):
-            raise TypeError(f"staging_copy must be True or False, got {self.staging_copy!r}")
-        if not isinstance(self.send_staging, bool):
-            raise TypeError(f"send_staging must be True or False, got {self.send_staging!r}")
         v = self.staging_source_bytes
-        if (isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0
-                or v == float("inf")):
+        if not (is_real(v) and math.isfinite(v) and v >= 0):
             raise ValueError(f"staging_source_bytes must be bytes per element >= 0, got {v!r}")
-        if not isinstance(self.block_per_token, bool):
-            raise TypeError(f"block_per_token must be True or False, got {self.block_per_token!r}")
         if (not isinstance(self.release_fence, tuple) or len(self.release_fence) != 2
-                or any(not isinstance(x, bool) for x in self.release_fence)):
+                or any(not is_bool(x) for x in self.release_fence)):
             raise ValueError(f"release_fence must be two bools (dispatch, combine), got "
                              f"{self.release_fence!r}")
         for field in ("kernels", "syncs"):
             v = getattr(self, field)
             if (not isinstance(v, tuple) or len(v) != 2
-                    or any(isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
+                    or any(not is_int(x) or x < 0 for x in v)):
                 raise ValueError(f"{field} must be two ints >= 0 (dispatch, combine), got {v!r}")
         names = set(EXCHANGE_LATENCY["hopper"]) - {"peer_load"}
         for field in ("chain", "interleaved_chain"):
@@ -1261,26 +1309,26 @@ class ExchangeKernel:
         v = self.sync_steps
         if not isinstance(v, tuple) or any(
                 not isinstance(e, tuple) or len(e) != 2 or e[0] not in names
-                or isinstance(e[1], bool) or not isinstance(e[1], int) or e[1] < 1 for e in v):
+                or not is_int(e[1]) or e[1] < 1 for e in v):
             raise ValueError(f"sync_steps must be (latency, count) pairs, latency in "
                              f"{sorted(names)} and count an int >= 1, got {v!r}")
         v = self.pointer_overlap
         if not isinstance(v, tuple) or any(
                 not isinstance(e, tuple) or len(e) != 2 or e[0] not in EXCHANGE_LATENCY
-                or isinstance(e[1], bool) or not isinstance(e[1], int) or e[1] < 1 for e in v
+                or not is_int(e[1]) or e[1] < 1 for e in v
         ) or len({e[0] for e in v}) != len(v):
             raise ValueError(f"pointer_overlap must be (arch, n) entries, one per arch in "
                              f"{sorted(EXCHANGE_LATENCY)}, n an int >= 1, got {v!r}")
         for field in ("combine_blocks", "reduce_elements", "put_vector", "send_grid",
                       "receive_vector", "walk_slot_bytes"):
             v = getattr(self, field)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            if not is_int(v) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
         for field, what in (("stage_vector", "dispatch, combine bytes per staging round"),
                             ("count_grid", "warps per block, most blocks")):
             v = getattr(self, field)
             if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
-                    isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in v)):
+                    not is_int(x) or x < 1 for x in v)):
                 raise ValueError(f"{field} must be () or two ints >= 1 ({what}), got {v!r}")
         v = self.qp_signals
         if v != () and (not isinstance(v, tuple) or len(v) != 2
@@ -1288,7 +1336,7 @@ class ExchangeKernel:
             raise ValueError(f"qp_signals must be () or two of '', 'each', 'last' (dispatch, "
                              f"combine), got {v!r}")
         v = self.qp_per_peer
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        if not is_int(v) or v < 0:
             raise ValueError(f"qp_per_peer must be an int >= 0, got {v!r}")
         if "each" in self.qp_signals and not v:
             raise ValueError("qp_signals 'each' needs qp_per_peer (the queue pairs a rank's "
@@ -1302,6 +1350,8 @@ class ExchangeKernel:
                 if need and not (self.cycle(need[0], phase) if need[0] in _CYCLE_COUNTS
                                  else getattr(self, need[0])):
                     raise ValueError(f"{name} needs {need[0]} ({need[1]})")
+        for field in dataclasses.fields(self):
+            object.__setattr__(self, field.name, _python_numbers(getattr(self, field.name)))
 
     def _check_cycles(self):
         """Check :attr:`cycles` and keep each phase's table as ``(name, cycles)`` pairs sorted
@@ -1327,13 +1377,11 @@ class ExchangeKernel:
                     raise ValueError(f"the {phase}'s cycles name {name} twice")
                 seen.add(name)
                 parts = _CYCLE_COUNTS[name].parts
-                if not parts and (isinstance(value, bool) or not isinstance(value, int)
-                                  or value < 0):
+                if not parts and (not is_int(value) or value < 0):
                     raise ValueError(f"{name} must be an int >= 0, got {value!r}")
                 if parts and value != () and (
                         not isinstance(value, tuple) or len(value) != len(parts) or any(
-                            isinstance(x, bool) or not isinstance(x, int) or x < 0
-                            for x in value)):
+                            not is_int(x) or x < 0 for x in value)):
                     many = _WORDS.get(len(parts), len(parts))
                     raise ValueError(f"{name} must be () or {many} ints >= 0 "
                                      f"({', '.join(parts)}), got {value!r}")
@@ -1527,9 +1575,9 @@ class ExchangeKernel:
     def receive_walk(self, experts, k, tokens, ep, sources=None):
         """``(slots, tokens)`` of the dispatch's slowest receiving block (see ``count_grid``):
         the (local expert, source rank) slots of the received counts it walks beyond the first,
-        and the received tokens it copies, when ``sources`` of the ``ep`` ranks (default all)
-        each send ``tokens`` tokens, or the ``ep`` ranks send the counts ``tokens`` lists
-        (:func:`rank_counts`; ``sources`` then None).
+        and the received tokens it copies, when the ranks ``sources`` names (default all; the
+        first ``sources``, or their positions) each send ``tokens`` tokens, or the ``ep`` ranks
+        send the counts ``tokens`` lists (``sources`` then None): :func:`held_counts`.
 
         pplx-kernels 7af3059's scatterKernel, after its grid sync: block ``b`` copies received
         tokens ``b``, ``b + B``, ... (``B`` the grid: sized by ``maxNumTokens``, here
@@ -1550,22 +1598,8 @@ class ExchangeKernel:
         """
         if not self.count_grid:
             return (0, 0)
-        counts = items_of(tokens)
-        if counts is None:
-            if not is_int(tokens) or tokens < 1:
-                raise SpecError(f"tokens must be an int >= 1 or a sequence of the {ep} EP ranks' "
-                                f"token counts, got {tokens!r}")
-            if sources is None:
-                sources = ep
-            elif not is_int(sources) or not 1 <= sources <= ep:
-                raise SpecError(f"sources must be an int from 1 to ep={ep}, got {sources!r}")
-            grid, sent = tokens, tokens * sources
-        else:
-            if sources is not None:
-                raise SpecError(f"sources must be None where tokens lists each rank's count, "
-                                f"got {sources!r}")
-            counts = rank_counts(counts, ep)
-            grid, sent = max(counts), sum(counts)
+        held = held_counts(tokens, ep, sources)
+        grid, sent = max(held), sum(held)
         warps, most = self.count_grid
         blocks = min(max(-(-experts // warps), grid * k), most)
         slots = max(experts // ep, 1) * ep
@@ -1774,14 +1808,13 @@ class ExchangeKernel:
                  "count_passes": 0.0 if loadstore else float(count_passes),
                  "walk_sectors": float(self.walk_sectors(walk_slots)),
                  "walk_slot_hits": float(walk_slots - self.walk_sectors(walk_slots))}
-        if isinstance(payloads, bool) or not isinstance(payloads, int) or payloads < 1:
+        if not is_int(payloads) or payloads < 1:
             raise SpecError(f"payloads must be an int >= 1, got {payloads!r}")
-        if isinstance(slots, bool) or not isinstance(slots, int) or slots < 1:
+        if not is_int(slots) or slots < 1:
             raise SpecError(f"slots must be an int >= 1 (the token's top-k), got {slots!r}")
-        if isinstance(walk_wraps, bool) or not isinstance(walk_wraps, int) or walk_wraps < 0:
+        if not is_int(walk_wraps) or walk_wraps < 0:
             raise SpecError(f"walk_wraps must be an int >= 0, got {walk_wraps!r}")
-        if (isinstance(count_passes, bool) or not isinstance(count_passes, int)
-                or count_passes < 0):
+        if not is_int(count_passes) or count_passes < 0:
             raise SpecError(f"count_passes must be an int >= 0, got {count_passes!r}")
         times["further_slots"] = float(slots - 1)
         times["further_payloads"] = float(payloads - 1)
@@ -2864,9 +2897,10 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "Combine (7af3059 internode_gather.cu, "
                        "gatherKernel's send loop): each block sends its received copies one "
                        "after another: the load of sourceExpert[token] (L2, written by the "
-                       "dispatch), then after __syncthreads the copy's expert output (HBM: "
-                       "the benchmark's c10d and NVSHMEM all-to-alls, ~240 MB, run between "
-                       "samples) into xBufferIn, __syncthreads, and warp 0's put-with-signal; "
+                       "dispatch), then after __syncthreads the copy's expert output (HBM at "
+                       "128 tokens: the benchmark's c10d and NVSHMEM all-to-alls, ~4 x 242 MB, "
+                       "run between samples; at 1 token they move ~4 x 1.9 MB, the output "
+                       "stays in L2: l2_flushed=False) into xBufferIn, __syncthreads, and warp 0's put-with-signal; "
                        "in a job whose ranks span the network every copy's signal is an IBGDA "
                        "post (also to an NVLink peer: NVSHMEM 3.2.5's nvshmemi_signal_op uses "
                        "atomicAdd_system only when the whole job is load/store-connected, "

@@ -174,15 +174,33 @@ def _h100_nodes(nodes):
     return topologies.build(f"rail:servers={nodes},gpus=8,links=18,nic=ib-ndr,chip=h100")
 
 
+#: H100's L2 cache, bytes: "A 50 MB L2 cache in H100 is 1.25x larger than the A100 40 MB L2"
+#: (NVIDIA Technical Blog, "NVIDIA Hopper Architecture In-Depth", 2022; docs/sources.md s.7).
+_H100_L2 = 50 * 10**6
+
+
+def _pplx_l2_flushed(tokens):
+    """Whether pplx-kernels' bench_all_to_all.py (7af3059) leaves L2 flushed when a phase
+    starts: it flushes nothing itself, but between two samples' pplx calls it runs c10d's
+    all_to_all_single and nvshmem_alltoall, each on an input and an output of world x local
+    experts x tokens x 7392 B (l.115-128), 256 x tokens x 7392 B per rank whatever the EP:
+    4 x 1.89 MB at 1 token, within the 50 MB L2, so the token (dp_x) and the expert outputs
+    (expert_y) the phases first read, read every sample, are still there; 4 x 242 MB at 128
+    tokens pass through L2 first."""
+    return 4 * 256 * tokens * (7168 + 7168 // 128 * 4) > _H100_L2
+
+
 def _pplx(tokens, phase):
     """pplx-kernels' README table (7af3059): the NVSHMEM kernels, DeepSeek-V3 (top-8 of 256,
     hidden 7168), k distinct experts drawn uniformly per token, FP8 + per-128 float32 scales
-    out, BF16 back; NVLink (NVSHMEM P2P) inside a node, IBGDA across (transport None)."""
+    out, BF16 back; NVLink (NVSHMEM P2P) inside a node, IBGDA across (transport None); L2 as
+    the benchmark leaves it (:func:`_pplx_l2_flushed`)."""
     def case(row):
         ep = int(row["gpus"])
         nodes = max(1, ep // 8)
         r = moe_exchange(_h100_nodes(nodes), "deepseek-v3", tokens, ep, kernel="pplx",
-                         dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
+                         dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform",
+                         l2_flushed=_pplx_l2_flushed(tokens))
         t = r.dispatch if phase == "dispatch" else r.combine
         ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
         return t * 1e6, f"pplx, {nodes} node(s) of H100, uniform; {parts(ph)}"

@@ -236,5 +236,5 @@ def test_positions_keep_each_holders_rail_peer():
 
 
 def test_receive_walk_refuses_sources_beyond_its_ranks():
-    with pytest.raises(SpecError, match="sources must be an int from 1 to ep=8"):
+    with pytest.raises(SpecError, match="sources must be an int from 1 to the 8 EP ranks"):
         exchange_kernel("pplx").receive_walk(256, 8, 4, 8, sources=9)

@@ -83,8 +83,8 @@ _SITES = {
     "busiest sources": (lambda v: M.busiest_token(256, 8, 16, 1, "uniform", 2, v),
                         "sources must be an int"),
     "busiest k": (lambda v: M.busiest_token(256, v, 16, 1, "uniform", 2), "k must be an int"),
-    "held sources": (lambda v: M._held_ranks(v, 4), "sources must be an int from 1"),
-    "held positions": (lambda v: M._held_ranks([v], 4), "sources must be an int from 1"),
+    "held sources": (lambda v: X.held_counts(1, 4, v), "sources must be an int from 1"),
+    "held positions": (lambda v: X.held_counts(1, 4, [v]), "sources must be an int from 1"),
 }
 
 
@@ -117,7 +117,7 @@ def test_ep_as_bytes_or_a_0d_array_is_refused_by_name_not_read_as_ranks():
 @pytest.mark.parametrize("bad", [np.array(2), [[0, 1]], [np.array([0, 1])], b"\x00\x01", "01"])
 def test_sources_that_are_no_positions_are_refused_by_name(bad):
     with pytest.raises(SpecError, match="sources must be an int from 1 to the 4 EP ranks"):
-        M._held_ranks(bad, 4)
+        X.held_counts(1, 4, bad)
 
 
 def test_moe_exchange_refuses_them_by_name_too():
