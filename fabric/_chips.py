@@ -169,6 +169,19 @@ class ChipSpec:
     host_source: str = ""
 
     def __post_init__(self):
+        # a figure of the wrong kind or out of range failed deep inside a model (a string) or
+        # was silently read (True as 1 B/s, a negative HBM size)
+        if not is_int(self.hbm_bytes) or self.hbm_bytes < 1:
+            raise SpecError(f"chip {self.name!r}: hbm_bytes must be an integer >= 1, got "
+                            f"{self.hbm_bytes!r}")
+        object.__setattr__(self, "hbm_bytes", int(self.hbm_bytes))
+        for field, unit in (("hbm_bandwidth", "B/s"), ("peak_flops", "FLOP/s"),
+                            ("reduce_rate", "B/s")):
+            v = getattr(self, field)
+            if not (is_real(v) and math.isfinite(v) and v > 0):
+                raise SpecError(f"chip {self.name!r}: {field} must be a positive finite {unit}, "
+                                f"got {v!r}")
+            object.__setattr__(self, field, float(v))
         pairs = items_of(self.tensor_flops.items() if isinstance(self.tensor_flops, dict)
                          else self.tensor_flops)
         if pairs is None or not all(isinstance(p, (tuple, list)) and len(p) == 2 for p in pairs):

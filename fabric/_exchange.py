@@ -1239,117 +1239,117 @@ class ExchangeKernel:
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
-            raise ValueError(f"dedup must be 'node', 'rank', 'expert' or 'collective', got "
+            raise SpecError(f"dedup must be 'node', 'rank', 'expert' or 'collective', got "
                              f"{self.dedup!r}")
         for field in ("forwarding", "scale_out", "pipelined", "local_copy", "staging_copy",
                       "send_staging", "block_per_token"):   # 'no' or 1 would be read as True
             object.__setattr__(self, field, flag_of(getattr(self, field), field))
         v = self.message_header
         if not is_int(v) or v < 0:
-            raise ValueError(f"message_header must be an int of bytes >= 0, got {v!r}")
+            raise SpecError(f"message_header must be an int of bytes >= 0, got {v!r}")
         if self.forwarding and self.dedup != "node":
-            raise ValueError("forwarding needs dedup='node' (one network copy per node)")
+            raise SpecError("forwarding needs dedup='node' (one network copy per node)")
         for field in ("pull_threads", "pull_vector"):
             v = getattr(self, field)
             if not is_int(v) or v < 0:
-                raise ValueError(f"{field} must be an int >= 0, got {v!r}")
+                raise SpecError(f"{field} must be an int >= 0, got {v!r}")
         if bool(self.pull_threads) != bool(self.pull_vector):
-            raise ValueError("pull_threads and pull_vector are both set (a pulling combine) or "
+            raise SpecError("pull_threads and pull_vector are both set (a pulling combine) or "
                              "both 0")
         v = self.staging_source_bytes
         if not (is_real(v) and math.isfinite(v) and v >= 0):
-            raise ValueError(f"staging_source_bytes must be bytes per element >= 0, got {v!r}")
+            raise SpecError(f"staging_source_bytes must be bytes per element >= 0, got {v!r}")
         if (not isinstance(self.release_fence, tuple) or len(self.release_fence) != 2
                 or any(not is_bool(x) for x in self.release_fence)):
-            raise ValueError(f"release_fence must be two bools (dispatch, combine), got "
+            raise SpecError(f"release_fence must be two bools (dispatch, combine), got "
                              f"{self.release_fence!r}")
         for field in ("kernels", "syncs"):
             v = getattr(self, field)
             if (not isinstance(v, tuple) or len(v) != 2
                     or any(not is_int(x) or x < 0 for x in v)):
-                raise ValueError(f"{field} must be two ints >= 0 (dispatch, combine), got {v!r}")
+                raise SpecError(f"{field} must be two ints >= 0 (dispatch, combine), got {v!r}")
         names = set(EXCHANGE_LATENCY["hopper"]) - {"peer_load"}
         for field in ("chain", "interleaved_chain"):
             v = getattr(self, field)
             if not isinstance(v, tuple) or len(v) != 2:
-                raise ValueError(f"{field} must be a (dispatch, combine) pair, got {v!r}")
+                raise SpecError(f"{field} must be a (dispatch, combine) pair, got {v!r}")
         self._check_cycles()
         for i, phase in enumerate(self.chain + self.interleaved_chain):
             for step in phase:
                 if (not isinstance(step, tuple) or len(step) != 2 or step[0] not in names
                         or (step[1] not in _CHAIN_COUNTS and step[1] not in _CYCLE_STEPS)):
-                    raise ValueError(f"a chain step is (latency, count) with latency in "
+                    raise SpecError(f"a chain step is (latency, count) with latency in "
                                      f"{sorted(names)} and count in "
                                      f"{list(_CHAIN_COUNTS) + list(_CYCLE_STEPS)}, got {step!r}")
                 if step[1] in _CYCLE_STEPS:
                     cycles = _CYCLE_STEPS[step[1]][0]
                     if not self.cycle(cycles, i % 2):
-                        raise ValueError(f"a chain step counted in {step[1]} needs {cycles} "
+                        raise SpecError(f"a chain step counted in {step[1]} needs {cycles} "
                                          f"({_CYCLE_COUNTS[cycles].what}) in the "
                                          f"{_PHASES[i % 2]}'s cycles")
                 if step[1] == "rounds" and not self.pull_threads:
-                    raise ValueError("a chain step counted in rounds needs pull_threads and "
+                    raise SpecError("a chain step counted in rounds needs pull_threads and "
                                      "pull_vector (the block's bytes per round)")
                 need = _CHAIN_COUNT_NEEDS.get(step[1])
                 if need and not getattr(self, need[0]):
-                    raise ValueError(f"a chain step counted in {step[1]} needs {need[0]}"
+                    raise SpecError(f"a chain step counted in {step[1]} needs {need[0]}"
                                      f"{need[1]}")
         for field, entry_ok, form, needs in _SLOT_TABLES:
             v = getattr(self, field)
             if not isinstance(v, tuple) or not all(entry_ok(e, names) for e in v):
-                raise ValueError(
+                raise SpecError(
                     f"{field} must be (arch, top_k, input_bytes, {form}) entries: arch '' or one "
                     f"of {sorted(EXCHANGE_LATENCY)}, ints top_k >= 1 and input_bytes >= 0, "
                     f"{needs.format(names=sorted(names))}, got {v!r}")
             if len({p[:3] for p in v}) != len(v):
-                raise ValueError(f"{field} names an (arch, top_k, input_bytes) twice: {v!r}")
+                raise SpecError(f"{field} names an (arch, top_k, input_bytes) twice: {v!r}")
             if v and not self.pull_threads:
-                raise ValueError(f"{field} needs a pulling combine (pull_threads and "
+                raise SpecError(f"{field} needs a pulling combine (pull_threads and "
                                  f"pull_vector)")
         v = self.sync_steps
         if not isinstance(v, tuple) or any(
                 not isinstance(e, tuple) or len(e) != 2 or e[0] not in names
                 or not is_int(e[1]) or e[1] < 1 for e in v):
-            raise ValueError(f"sync_steps must be (latency, count) pairs, latency in "
+            raise SpecError(f"sync_steps must be (latency, count) pairs, latency in "
                              f"{sorted(names)} and count an int >= 1, got {v!r}")
         v = self.pointer_overlap
         if not isinstance(v, tuple) or any(
                 not isinstance(e, tuple) or len(e) != 2 or e[0] not in EXCHANGE_LATENCY
                 or not is_int(e[1]) or e[1] < 1 for e in v
         ) or len({e[0] for e in v}) != len(v):
-            raise ValueError(f"pointer_overlap must be (arch, n) entries, one per arch in "
+            raise SpecError(f"pointer_overlap must be (arch, n) entries, one per arch in "
                              f"{sorted(EXCHANGE_LATENCY)}, n an int >= 1, got {v!r}")
         for field in ("combine_blocks", "reduce_elements", "put_vector", "send_grid",
                       "receive_vector", "walk_slot_bytes"):
             v = getattr(self, field)
             if not is_int(v) or v < 0:
-                raise ValueError(f"{field} must be an int >= 0, got {v!r}")
+                raise SpecError(f"{field} must be an int >= 0, got {v!r}")
         for field, what in (("stage_vector", "dispatch, combine bytes per staging round"),
                             ("count_grid", "warps per block, most blocks")):
             v = getattr(self, field)
             if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
                     not is_int(x) or x < 1 for x in v)):
-                raise ValueError(f"{field} must be () or two ints >= 1 ({what}), got {v!r}")
+                raise SpecError(f"{field} must be () or two ints >= 1 ({what}), got {v!r}")
         v = self.qp_signals
         if v != () and (not isinstance(v, tuple) or len(v) != 2
                         or any(x not in ("", "each", "last") for x in v)):
-            raise ValueError(f"qp_signals must be () or two of '', 'each', 'last' (dispatch, "
+            raise SpecError(f"qp_signals must be () or two of '', 'each', 'last' (dispatch, "
                              f"combine), got {v!r}")
         v = self.qp_per_peer
         if not is_int(v) or v < 0:
-            raise ValueError(f"qp_per_peer must be an int >= 0, got {v!r}")
+            raise SpecError(f"qp_per_peer must be an int >= 0, got {v!r}")
         if "each" in self.qp_signals and not v:
-            raise ValueError("qp_signals 'each' needs qp_per_peer (the queue pairs a rank's "
+            raise SpecError("qp_signals 'each' needs qp_per_peer (the queue pairs a rank's "
                              "messages to one peer spread over)")
         for field, need, what in _FIELD_NEEDS:
             if getattr(self, field) and not getattr(self, need):
-                raise ValueError(f"{field} needs {need} ({what})")
+                raise SpecError(f"{field} needs {need} ({what})")
         for phase, table in enumerate(self.cycles):
             for name, _ in table:
                 need = _CYCLE_COUNTS[name].needs
                 if need and not (self.cycle(need[0], phase) if need[0] in _CYCLE_COUNTS
                                  else getattr(self, need[0])):
-                    raise ValueError(f"{name} needs {need[0]} ({need[1]})")
+                    raise SpecError(f"{name} needs {need[0]} ({need[1]})")
         for field in dataclasses.fields(self):
             object.__setattr__(self, field.name, _python_numbers(getattr(self, field.name)))
 
@@ -1358,7 +1358,7 @@ class ExchangeKernel:
         by name, without the empty ones."""
         v = self.cycles
         if not isinstance(v, tuple) or len(v) != 2:
-            raise ValueError(f"cycles must be a (dispatch, combine) pair of cycle tables, got "
+            raise SpecError(f"cycles must be a (dispatch, combine) pair of cycle tables, got "
                              f"{v!r}")
         tables = []
         for phase, table in zip(_PHASES, v):
@@ -1366,24 +1366,24 @@ class ExchangeKernel:
                      else table)
             if not isinstance(pairs, tuple) or any(
                     not isinstance(e, tuple) or len(e) != 2 for e in pairs):
-                raise ValueError(f"the {phase}'s cycles must be (name, cycles) pairs or a "
+                raise SpecError(f"the {phase}'s cycles must be (name, cycles) pairs or a "
                                  f"mapping, got {table!r}")
             seen = set()
             for name, value in pairs:
                 if name not in _CYCLE_COUNTS:
-                    raise ValueError(f"unknown cycle count {name!r} in the {phase}'s cycles; "
+                    raise SpecError(f"unknown cycle count {name!r} in the {phase}'s cycles; "
                                      f"known: {', '.join(_CYCLE_COUNTS)}")
                 if name in seen:
-                    raise ValueError(f"the {phase}'s cycles name {name} twice")
+                    raise SpecError(f"the {phase}'s cycles name {name} twice")
                 seen.add(name)
                 parts = _CYCLE_COUNTS[name].parts
                 if not parts and (not is_int(value) or value < 0):
-                    raise ValueError(f"{name} must be an int >= 0, got {value!r}")
+                    raise SpecError(f"{name} must be an int >= 0, got {value!r}")
                 if parts and value != () and (
                         not isinstance(value, tuple) or len(value) != len(parts) or any(
                             not is_int(x) or x < 0 for x in value)):
                     many = _WORDS.get(len(parts), len(parts))
-                    raise ValueError(f"{name} must be () or {many} ints >= 0 "
+                    raise SpecError(f"{name} must be () or {many} ints >= 0 "
                                      f"({', '.join(parts)}), got {value!r}")
             tables.append(tuple(sorted((n, c) for n, c in pairs if c)))
         object.__setattr__(self, "cycles", tuple(tables))

@@ -65,6 +65,16 @@ def test_a_chip_takes_numpy_figures_as_the_numbers_they_are():
         ChipSpec("x", 1, 2.0, 3.0, 1.0, "test", grace_gpus=np.True_)
 
 
+@pytest.mark.parametrize("index, bad", [(1, "80GB"), (1, 0), (2, True), (3, -3.0),
+                                        (4, float("nan"))])
+def test_a_chip_refuses_figures_of_the_wrong_kind_or_out_of_range(index, bad):
+    figures = ["x", 1, 2.0, 3.0, 1.0, "test"]
+    figures[index] = bad                 # were stored as given: '80GB' failed in a model
+    field = ("hbm_bytes", "hbm_bandwidth", "peak_flops", "reduce_rate")[index - 1]
+    with pytest.raises(SpecError, match=f"chip 'x': {field} must be"):
+        ChipSpec(*figures)
+
+
 @pytest.mark.parametrize("rule", [np.True_, 2.0])
 def test_a_split_rule_is_an_int_not_a_flag_or_a_float(rule):
     rt = runtime("nccl")
@@ -94,6 +104,16 @@ def test_an_exchange_kernel_takes_numpy_counts_and_flags_as_the_python_ones():
         dataclasses.replace(k, forwarding=1)
     with pytest.raises(ValueError, match="message_header must be an int"):
         dataclasses.replace(k, message_header=np.True_)
+
+
+@pytest.mark.parametrize("bad", [{"dedup": "node-ish"}, {"message_header": -1},
+                                 {"kernels": (1,)}, {"sync_steps": (("hbm_load", 0),)},
+                                 {"cycles": ()}, {"qp_per_peer": 2.5}])
+def test_an_exchange_kernel_refuses_a_bad_figure_as_the_package_does(bad):
+    # a SpecError, as the kernel's methods and every other fabric record raise (was a plain
+    # ValueError: an except FabricError missed it); still a ValueError
+    with pytest.raises(SpecError):
+        dataclasses.replace(exchange_kernel("deepep-low-latency"), **bad)
 
 
 def test_the_formatters_read_numpy_numbers_as_numbers():
