@@ -763,16 +763,17 @@ def _traffic_arg(op, nbytes, p):
     if op != "all-to-allv":
         return None
     M = np.asarray(nbytes, dtype=float)
-    if M.ndim != 2:
+    if M.shape != (p, p):
+        # before the total: a matrix of the wrong shape and no bytes was divided by 0
         raise ValueError(f"all-to-allv takes a traffic matrix (bytes, {p} x {p}) as nbytes, "
                          f"got an array of shape {M.shape}")
     # before cost() normalises by the total: an all-negative matrix divided by its
     # (negative) total would pass for a valid one
     if not np.isfinite(M).all() or (M < 0).any():
         raise ValueError("the traffic matrix must hold finite byte counts >= 0")
-    if M.shape == (p, p) and M.sum() <= 0:
+    if M.sum() <= 0:
         raise ValueError("the traffic matrix moves no bytes")
-    if M.shape == (p, p) and M.sum() < 1:
+    if M.sum() < 1:
         raise ValueError(f"the traffic matrix moves {M.sum():.3g} bytes in all; at least 1 byte "
                          "(a matrix in bytes: no collective moves part of one)")
     return M

@@ -9,6 +9,9 @@ symmetric-memory runtime's collectives are NCCL's symmetric kernels, chosen insi
 collective call after the discard. Before session 31 every 0 was refused ("nbytes must be a
 finite size > 0 bytes").
 """
+import re
+import warnings
+
 import numpy as np
 import pytest
 from degrade import built
@@ -84,3 +87,16 @@ def test_bad_input_is_named_before_the_empty_answer():
     cut = f.without(links=[("chip1", v) for v in f.graph["chip1"]])
     with pytest.raises(fabric.RoutingError, match="chip1 is cut off"):
         cost(cut, "all-reduce", 0, ranks=["chip0", "chip1"], runtime="ideal")
+
+
+def test_a_matrix_of_the_wrong_shape_is_named_before_its_total():
+    # an all-to-allv matrix of zeros of the wrong shape was divided by its total 0 (a numpy
+    # warning) before its shape was named
+    f = built("dgx-h100")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for M in (np.zeros((3, 3)), np.ones((3, 3)), np.zeros((8, 8, 1))):
+            for runtime in ("ideal", "nccl"):
+                with pytest.raises(ValueError, match=r"traffic matrix \(bytes, 8 x 8\) .*"
+                                                     + re.escape(f"shape {M.shape}")):
+                    cost(f, "all-to-allv", M, runtime=runtime)
