@@ -105,7 +105,7 @@ P2P_OPS = ("send-recv", "all-to-all", "all-to-allv")
 def empty_operation(rt, op):
     """What the runtime ``rt`` does with ``op`` of 0 bytes over several ranks: ``(launches,
     why)``. Where nothing launches, :func:`analysis.cost` answers 0 s and reports ``why``;
-    where something does, it refuses with ``why``.
+    where something does, it refuses with ``why`` (a NotApplicableError).
 
     One rule: 0 s exactly where the runtime's source returns without a launch; where
     something runs, the model refuses rather than guess an empty kernel's time.

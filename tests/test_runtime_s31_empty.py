@@ -1,12 +1,13 @@
 """An operation of 0 bytes (session 31, runtime; ``analysis.cost``,
 ``analysis._runtime_cost.empty_operation``).
 
-One rule: 0 s exactly where the runtime launches nothing for it, a ValueError naming what it
+One rule: 0 s exactly where the runtime launches nothing for it, an error naming what it
 launches elsewhere. NCCL's ``taskAppend`` (src/enqueue.cc) discards a collective of count 0
 from 2.20.3 (before, the empty collective is a task and its kernel runs) and queues a 0-byte
 send or receive as a task in every release; the ideal runtime has no software; the
 symmetric-memory runtime's collectives are NCCL's symmetric kernels, chosen inside NCCL's
-collective call after the discard. Before session 31 every 0 was refused ("nbytes must be a
+collective call after the discard. A refusal is a NotApplicableError (a SpecError and a
+ValueError: one line at the CLI). Before session 31 every 0 was refused ("nbytes must be a
 finite size > 0 bytes").
 """
 import re
@@ -17,7 +18,7 @@ import pytest
 from degrade import built
 
 import fabric
-from analysis import cost, cost_sizes
+from analysis import NotApplicableError, cost, cost_sizes
 
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "broadcast", "reduce")
 P2P = ("send-recv", "all-to-all", "all-to-allv")
@@ -41,8 +42,8 @@ def _zero(op, p):
 def test_zero_bytes_cost_nothing_only_where_nothing_launches(runtime, op, launches):
     f = built("dgx-h100")
     if launches:
-        with pytest.raises(ValueError, match=f"^{op} of 0 bytes under the .* runtime: .*"
-                                             "(launch|no source read)"):
+        with pytest.raises(NotApplicableError, match=f"^{op} of 0 bytes under the .* runtime: "
+                                                     ".*(launch|no source read)"):
             cost(f, op, _zero(op, 8), runtime=runtime)
         return
     r = cost(f, op, _zero(op, 8), runtime=runtime, devices_per_process=4, ops_per_launch=3)
@@ -58,7 +59,7 @@ def test_every_spelling_of_zero_and_the_release_boundary():
     for zero in (0, 0.0, -0.0, np.int64(0), np.float32(0), "0", "0B", "0 KiB"):
         assert cost(f, "all-reduce", zero).time == 0.0
         assert cost(f, "all-reduce", zero, runtime="nccl@2.20.3").time == 0.0
-        with pytest.raises(ValueError, match="NCCL 2.19.4 launches an empty collective"):
+        with pytest.raises(NotApplicableError, match="NCCL 2.19.4 launches an empty"):
             cost(f, "all-reduce", zero, runtime="nccl@2.19.4")
     # still refused: a bool, a negative size, below one byte
     with pytest.raises(TypeError, match="number of bytes"):
