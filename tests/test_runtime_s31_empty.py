@@ -10,11 +10,13 @@ collective call after the discard. A refusal is a NotApplicableError (a SpecErro
 ValueError: one line at the CLI). Before session 31 every 0 was refused ("nbytes must be a
 finite size > 0 bytes").
 """
+import json
 import re
 import warnings
 
 import numpy as np
 import pytest
+from cli_run import run_cli
 from degrade import built
 
 import fabric
@@ -101,3 +103,20 @@ def test_a_matrix_of_the_wrong_shape_is_named_before_its_total():
                 with pytest.raises(ValueError, match=r"traffic matrix \(bytes, 8 x 8\) .*"
                                                      + re.escape(f"shape {M.shape}")):
                     cost(f, "all-to-allv", M, runtime=runtime)
+
+
+def test_the_cost_command_answers_what_cost_answers():
+    # `cofabric cost --size 0` was refused by the size reader ("size '0' must be > 0 bytes");
+    # now the command prints cost()'s answer; a sweep's sizes (report --sizes) stay > 0
+    rc, out, err = run_cli(["cost", "dgx-h100", "--op", "all-reduce", "--size", "0,1KiB",
+                            "--json"])
+    assert rc == 0 and err == ""
+    first, second = json.loads(out)
+    assert (first["size"], first["algorithm"], first["time"]) == (0, "none", 0.0)
+    assert second["size"] == 1024 and second["time"] > 0
+    rc, out, err = run_cli(["cost", "dgx-h100", "--op", "all-reduce", "--size", "0",
+                            "--runtime", "nccl@2.19.4"])
+    assert rc == 2 and out == "" and err.count("\n") == 1
+    assert "NCCL 2.19.4 launches an empty collective" in err
+    rc, out, err = run_cli(["report", "dgx-h100", "--sizes", "0", "--out", "unused"])
+    assert rc == 2 and "size '0' must be > 0 bytes" in err
