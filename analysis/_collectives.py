@@ -183,9 +183,11 @@ class CollectiveCost:
         sends, own block included).
     ranks : int
     algorithm : str
-        The algorithm costed (for ``auto``: the fastest, see ``candidates``).
+        The algorithm costed (for ``auto``: the fastest, see ``candidates``); ``"none"``
+        for an operation of 0 bytes the runtime runs nothing for (see :func:`cost`).
     transport : str
-        ``"loadstore"``, ``"rdma"``, or ``"loadstore+rdma"`` when steps differ.
+        ``"loadstore"``, ``"rdma"``, or ``"loadstore+rdma"`` when steps differ; ``"none"``
+        with the algorithm ``"none"``.
     time : float
         Seconds.
     algbw, busbw : float
@@ -201,7 +203,8 @@ class CollectiveCost:
         For ``algorithm="auto"``: ``(algorithm, time or reason)`` of every algorithm
         tried; ``"<algorithm> over rdma"`` for the same algorithm over RDMA when the
         transport was left to the choice (see :func:`cost`); under a runtime,
-        ``"algorithm/protocol"`` labels.
+        ``"algorithm/protocol"`` labels. With the algorithm ``"none"``: ``(("none",
+        why nothing runs),)``.
     runtime : str
         The runtime that ran it (:mod:`fabric._runtime`): ``"ideal"`` is the model's schedules
         with no software costs (not a bound: see ``lower_bound``).
@@ -724,6 +727,38 @@ def applicable_algorithms(fabric, op, ranks=None, transport=None, traffic=None):
     return out
 
 
+def _is_empty(op, nbytes, p):
+    """Whether ``nbytes`` is an empty operation for :func:`cost`: 0 bytes (a number, not a
+    bool, or a string such as ``"0B"``), or for all-to-allv a ``p x p`` matrix of zeros;
+    anything else is read as a size."""
+    if op != "all-to-allv":
+        if isinstance(nbytes, str):
+            try:
+                nbytes = parse_size(nbytes)
+            except ValueError:
+                return False        # read_nbytes names it
+        return is_real(nbytes) and nbytes == 0
+    try:
+        M = np.asarray(nbytes, dtype=float)
+    except (TypeError, ValueError):
+        return False        # _traffic_arg names it
+    return M.shape == (p, p) and not (M != 0).any()
+
+
+def _empty_cost(fabric, op, p, rt):
+    """:func:`cost` of ``op`` of 0 bytes over ``p`` ranks under ``rt``: 0 s where the runtime
+    launches nothing (one rank: nothing to move under any runtime), else a ValueError naming
+    what it launches (:func:`analysis._runtime_cost.empty_operation`)."""
+    launches, why = (_runtime_cost.empty_operation(rt, op) if p > 1
+                     else (False, "one rank: nothing to move"))
+    if launches:
+        raise ValueError(f"{op} of 0 bytes under the {rt.name} runtime: {why}")
+    return CollectiveCost(fabric=fabric.name, op=op, size=0.0, ranks=p, algorithm="none",
+                          transport="none", time=0.0, algbw=0.0, busbw=0.0, steps=(),
+                          bottleneck=None, lower_bound=0.0, candidates=(("none", why),),
+                          runtime=rt.name)
+
+
 def _traffic_arg(op, nbytes, p):
     if op != "all-to-allv":
         return None
@@ -761,6 +796,13 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         ``"1GiB"`` is parsed. For all-to-allv a ``p x p`` traffic matrix in bytes (at
         least 1 byte in all). A fractional size is costed as given; where NCCL counts
         whole bytes (its point-to-point protocol plan) it is read at its ceiling.
+        The number 0 (or an all-to-allv matrix of zeros) is an empty operation: 0 s where
+        the runtime launches nothing for it (``"ideal"``; NCCL's collectives from 2.20.3,
+        whose ``taskAppend`` discards an empty one; ``"symmetric-memory"``'s collectives),
+        its ``algorithm`` and ``transport`` ``"none"`` and the reason in ``candidates``;
+        a ValueError naming why where the runtime launches something (NCCL before 2.20.3;
+        NCCL's sends and receives of 0 bytes, so send-recv, all-to-all and all-to-allv):
+        :func:`analysis._runtime_cost.empty_operation`.
     algorithm : str, default "auto"
         One of :data:`analysis.ALGORITHMS` for ``op``, or ``"auto"``: the runtime's
         choice (``"ideal"``: the fastest schedule, and with ``transport=None`` also every
@@ -846,8 +888,9 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         into groups with no path between them (an island or a chip cut off alone), named,
         under every runtime and even when no byte would cross.
     ValueError, TypeError
-        A size that is not a positive number of bytes or is above 2**63 - 1 (an int64);
-        an unknown transport or runtime.
+        A size that is not a number of bytes >= 1 (or 0, above) or is above 2**63 - 1 (an
+        int64); an unknown transport or runtime; an operation of 0 bytes the runtime
+        launches something for (named).
 
     Examples
     --------
@@ -877,19 +920,22 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     if devices_per_process > p:
         raise SpecError(f"devices_per_process={devices_per_process!r} exceeds the operation's "
                         f"{p} ranks (one process drives some of the ranks taking part)")
-    M = _traffic_arg(op, nbytes, p)
+    empty = _is_empty(op, nbytes, p)
+    M = None if empty else _traffic_arg(op, nbytes, p)
     if M is not None:
         # plans are built from the matrix's shape (normalised), so scaled copies share
         # one routing; n is its total
         n = float(M.sum())
         _check_max_bytes(n, "the traffic matrix's total")
         M = M / n
-    else:
+    elif not empty:
         n = read_nbytes(nbytes)
     tr = _transport_spec(transport)
     _check_carry(fabric, tr, idx)
     if algorithm != "auto" and algorithm not in ALGORITHMS[op]:
         schedule(op, algorithm, p)  # raises the right error for an unknown name
+    if empty:
+        return _empty_cost(fabric, op, p, rt)
     if rt.kind != "ideal" and p > 1:
         res = _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap,
                               int(ops_per_launch))
@@ -964,6 +1010,9 @@ class _GroupView:
         self.fabric, self.op, self.nodes, self.idx = fabric, op, nodes, idx
         self.tr, self.M, self.overlap = tr, M, overlap
         self.p = len(nodes)
+        # what a runtime works out for this view during one cost (analysis._runtime_cost:
+        # each p2p message's plan), shared by the release's candidates and their retiming
+        self.runtime_memo = {}
         # the group's facts depend on the fabric and the ranks only: computed once, cached
         key = ("group", idx.tobytes())
         c = fabric_memo(fabric, __name__)

@@ -170,6 +170,7 @@ from ._gemm_measured import (
 )
 from ._mla_measured import mla_generation_parameters, mla_generation_time
 from ._models import WEIGHT_FORMATS, check_int, model_config
+from ._moe_exchange import check_background
 
 __all__ = [
     "DECODE_HBM_EFFICIENCY",
@@ -3175,9 +3176,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
         _check_graph_bytes(m, lay, graph_batch, q, dispatch_b, combine_b)
     # an exchange kernel's routing model needs the same ranks in every domain it spans
     equal = kern is not None and lay.exchanges
-    if not is_real(nic_background) or not (
-            math.isfinite(nic_background) and nic_background >= 0):
-        raise SpecError(f"nic_background must be bytes/s >= 0, got {nic_background!r}")
+    nic_background = check_background(nic_background)
     if nic_background > 0 and lay.exchanges and (
             kern is None or kern.dedup == "collective"):
         raise SpecError("nic_background is priced on an exchange kernel's network stage; "
@@ -3191,7 +3190,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                      graph_kernel_overhead, engine, float(min_kernel_time), moe_eff, floors,
                      float(gemm_fixed_time), expert_balance, draft,
                      instance_chips(fabric, lay.chips, equal_domains=equal, tp=lay.tp), equal,
-                     pdl, graph_batch, float(nic_background), kernel_floors is None,
+                     pdl, graph_batch, nic_background, kernel_floors is None,
                      published_rates, gathers, moe_backend, trtllm_release)
 
 

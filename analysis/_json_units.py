@@ -18,6 +18,8 @@ Examples
 import json
 import math
 
+from fabric._units import is_real
+
 __all__ = []
 
 _S, _B, _BPS, _N = "s", "B", "B/s", "count"
@@ -68,7 +70,7 @@ def _used(obj, found):
         for k, v in obj.items():
             if k == "units":
                 continue
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
+            if is_real(v):
                 if k in FIELD_UNITS:
                     found[k] = FIELD_UNITS[k]
             else:

@@ -224,14 +224,15 @@ class WeightFormat:
     def __post_init__(self):
         for f, lo in (("bits", 0.0), ("scale_bits", None)):
             v = getattr(self, f)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
-                    or (v <= lo if lo is not None else v < 0):
+            if not is_real(v) or not math.isfinite(v) or (v <= lo if lo is not None else v < 0):
                 rule = "> 0" if lo is not None else ">= 0"
                 raise SpecError(f"weight format {self.name!r}: {f} must be a finite number "
                                 f"{rule}, got {v!r}")
-        if isinstance(self.group, bool) or not isinstance(self.group, int) or self.group < 1:
+            object.__setattr__(self, f, float(v))     # np.float16 would compute as one
+        if not is_int(self.group) or self.group < 1:
             raise SpecError(f"weight format {self.name!r}: group must be an integer >= 1, "
                             f"got {self.group!r}")
+        object.__setattr__(self, "group", int(self.group))
         if self.math not in MATH_FORMATS:
             raise SpecError(f"weight format {self.name!r}: math must be one of {MATH_FORMATS}, "
                             f"got {self.math!r}")

@@ -1353,6 +1353,23 @@ def _collective_phase(fabric, ranks, pair, runtime, transport, collective):
     return float(res.time)
 
 
+def check_background(nic_background):
+    """``nic_background`` (bytes/s into each EP rank's NIC from outside the exchange) as a
+    float if it is a finite real number >= 0, else a SpecError naming it: the one check of
+    :func:`moe_exchange`'s and :func:`analysis.decode_step`'s ``nic_background``.
+
+    >>> check_background(25e9)
+    25000000000.0
+    >>> check_background(True)
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: nic_background must be bytes/s >= 0, got True
+    """
+    if not (is_real(nic_background) and math.isfinite(nic_background) and nic_background >= 0):
+        raise SpecError(f"nic_background must be bytes/s >= 0, got {nic_background!r}")
+    return float(nic_background)
+
+
 def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, combine_bytes,
                  transport=None, routing="uniform", runtime=None, chip=None, collective=None,
                  kernel_gap=None, l2_flushed=True, nic_background=0.0, adaptive_routing=None,
@@ -1473,9 +1490,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     True
     """
     kern = exchange_kernel(kernel)
-    if not is_real(nic_background) or not (math.isfinite(nic_background) and nic_background >= 0):
-        raise SpecError(f"nic_background must be bytes/s >= 0, got {nic_background!r}")
-    background = float(nic_background)
+    background = check_background(nic_background)
     if adaptive_routing is None:
         adaptive_routing = EXCHANGE_ADAPTIVE_ROUTING.value
     elif is_bool(adaptive_routing):

@@ -12,7 +12,7 @@ import math
 import re
 
 from fabric import format_bandwidth, format_size, format_time
-from fabric._units import SHOWN_SIGNIFICANT
+from fabric._units import SHOWN_SIGNIFICANT, is_real
 
 __all__ = []
 
@@ -174,7 +174,7 @@ def fmt_float(digits=3):
 
 def fmt_value(value, unit):
     """A parameter value in human units (the CSV keeps SI)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if not is_real(value):
         return str(value)
     if unit == "B/s":
         return format_bandwidth(value)

@@ -10,6 +10,8 @@ import io
 import re
 from pathlib import Path
 
+from fabric._units import is_real
+
 from ._report_parts import slug
 from ._style import FIGURE_FORMATS, paper_style, save_figure
 
@@ -87,8 +89,7 @@ def _is_numeric_column(col, rows):
     """Numbers in every row, where a row may leave it out (None: shown as n/a, not a word)."""
     values = [r.get(col.key) for r in rows]
     present = [v for v in values if v is not None]
-    return bool(present) and all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                 for v in present)
+    return bool(present) and all(is_real(v) for v in present)
 
 
 def _shown_columns(t):

@@ -98,6 +98,58 @@ __all__ = []
 NCCL_SCHEDULE = {"ring": "ring", "tree": "double-binary-tree", "nvls": "in-switch",
                  "nvls-tree": "hierarchical", "p2p": None}
 
+#: Operations NCCL runs as grouped sends and receives (point-to-point tasks).
+P2P_OPS = ("send-recv", "all-to-all", "all-to-allv")
+
+
+def empty_operation(rt, op):
+    """What the runtime ``rt`` does with ``op`` of 0 bytes over several ranks: ``(launches,
+    why)``. Where nothing launches, :func:`analysis.cost` answers 0 s and reports ``why``;
+    where something does, it refuses with ``why``.
+
+    One rule: 0 s exactly where the runtime's source returns without a launch; where
+    something runs, the model refuses rather than guess an empty kernel's time.
+
+    * ``ideal``: the schedules with no software: nothing to move, nothing runs.
+    * NCCL: an empty collective is discarded from 2.20.3 (``src/enqueue.cc`` ``taskAppend``:
+      ``rt.factors["empty_discard"]``); before, it is a task and its kernel launches. A
+      0-byte send or receive is a task like any other in every release, one channel's work
+      (``p2pTaskAppend`` / ``addP2pToPlan``), so send-recv, all-to-all and all-to-allv of 0
+      bytes launch (an all-to-all through ``ncclAlltoAll``, 2.28 on, is discarded at count 0
+      as a collective, but the model's all-to-all does not say which call posted it).
+    * ``symmetric-memory``: NCCL's symmetric kernels (``src/device/symmetric``, 2.27 on)
+      are chosen inside NCCL's collective calls, after ``taskAppend`` has discarded an empty
+      one: its collectives of 0 bytes run nothing; its point-to-point and all-to-all
+      kernels are the project's one-sided schedules, with no source for an empty call.
+    * An engine's kernels (``vllm-custom-allreduce``, ``torch-symm-mem``): no source read
+      says what they do with an empty tensor.
+
+    >>> import fabric
+    >>> empty_operation(fabric.runtime("nccl"), "all-reduce")[0]
+    False
+    >>> launches, why = empty_operation(fabric.runtime("nccl@2.19.4"), "all-reduce")
+    >>> launches, why[:46]
+    (True, 'NCCL 2.19.4 launches an empty collective: it i')
+    """
+    if rt.kind == "ideal":
+        return False, "the ideal runtime: no software, and no byte to move"
+    if rt.kind == "library":
+        if op in P2P_OPS:
+            return True, ("NCCL queues a 0-byte send and receive as tasks like any other and "
+                          "launches them (src/enqueue.cc p2pTaskAppend / addP2pToPlan: one "
+                          "channel's work); the model does not cost an empty kernel")
+        if not rt.factors["empty_discard"]:
+            return True, (f"NCCL {rt.version} launches an empty collective: it is a task "
+                          "and its kernel runs (src/enqueue.cc taskAppend discards one from "
+                          "2.20.3); the model does not cost an empty kernel")
+        return False, ("NCCL discards an empty collective before making a task "
+                       "(src/enqueue.cc taskAppend, 2.20.3 on): nothing launches")
+    if rt.name == "symmetric-memory" and op not in P2P_OPS:
+        return False, ("NCCL's collective call discards an empty collective (src/enqueue.cc "
+                       "taskAppend) before its symmetric kernels are chosen: nothing launches")
+    return True, (f"no source read says what the {rt.name} runtime's kernels do with an "
+                  f"empty {op}; the model does not cost an empty kernel")
+
 
 
 @dataclasses.dataclass(frozen=True)
@@ -1959,6 +2011,41 @@ def _p2p_plan(rt, view, nbytes, local=False, copy=False, channels=None):
     return ("LL" if ll else "Simple"), ch, (b if ll else 0)
 
 
+def _p2p_plans(rt, view, nbytes, kind):
+    """:func:`_p2p_plan` of every message of an array: ``nbytes`` each message's bytes,
+    ``kind`` its peer (0: a network peer, 1: a peer of the sender's node, 2: itself, the copy),
+    broadcast to ``nbytes``' shape. Returns ``(values, kinds, plans, index)``: each distinct
+    (bytes, kind) once, its plan, and for each message the position of its own.
+
+    A plan is made once per view (one cost's group) and runtime plan facts (the release's p2p
+    rules and LL step, the group's p2p channels; the view's ``runtime_memo``), so an
+    all-to-allv's messages (:func:`_p2p_messages`) and batches (:func:`_p2p_pair_parts`), and
+    their retiming under a later revision, read one plan of each distinct pair.
+    """
+    import numpy as np
+
+    nbytes = np.asarray(nbytes, dtype=float)
+    kind = np.broadcast_to(np.asarray(kind, dtype=np.int64), nbytes.shape)
+    channels = p2p_channels(rt, view)
+    key = ("p2p plans", p2p_ll_step(rt), frozenset(rt.p2p.items()), channels)
+    memo = view.runtime_memo.setdefault(key, {})
+    index = np.empty(nbytes.shape, dtype=np.int64)
+    values, kinds, plans = [], [], []
+    for k in np.unique(kind).tolist():
+        sel = kind == k
+        uniq, where = np.unique(nbytes[sel], return_inverse=True)
+        index[sel] = len(plans) + where.ravel()
+        for b in uniq.tolist():
+            plan = memo.get((b, k))
+            if plan is None:
+                plan = memo[b, k] = _p2p_plan(rt, view, b, k > 0, copy=k == 2,
+                                              channels=channels)
+            plans.append(plan)
+        values += uniq.tolist()
+        kinds += [k] * len(uniq)
+    return values, kinds, plans, index
+
+
 def _p2p_parts(nmin, nmax, lo, hi, nbytes):
     """NCCL's channels for one p2p message of ``nbytes`` (``addP2pToPlan``'s ``nChannels``,
     2.22 on): ``min(nChannelsMin, divUp(bytes, minPartSize))``, doubled while a part exceeds
@@ -2168,9 +2255,9 @@ def _p2p_pair_parts(rt, view, nbytes):
     p = int(view.p)
     dom = view.node_labels()
     multi = view.n_nodes > 1
-    channels = p2p_channels(rt, view)
     if np.ndim(nbytes) == 0:
         b = float(nbytes)
+        channels = p2p_channels(rt, view)
         copy = _p2p_plan(rt, view, b, True, copy=True, channels=channels)[1]
         near = (_p2p_plan(rt, view, b, True, channels=channels)[1]
                 if (not multi or view.ppn > 1) else copy)
@@ -2181,15 +2268,8 @@ def _p2p_pair_parts(rt, view, nbytes):
     pairs = np.asarray(nbytes, dtype=float).reshape(p, p)
     same = dom[:, None] == dom[None, :]
     kind = np.where(np.eye(p, dtype=bool), 2, same.astype(np.int64))
-    table = np.empty((p, p), dtype=np.int64)
-    for k in (0, 1, 2):
-        sel = kind == k
-        if not sel.any():
-            continue
-        uniq, where = np.unique(pairs[sel], return_inverse=True)
-        plans = [_p2p_plan(rt, view, b, k > 0, copy=k == 2, channels=channels)[1]
-                 for b in uniq.tolist()]
-        table[sel] = np.asarray(plans, dtype=np.int64)[where.ravel()]
+    _values, _kinds, plans, index = _p2p_plans(rt, view, pairs, kind)
+    table = np.asarray([pl[1] for pl in plans], dtype=np.int64)[index]
     if (table == table[0, 0]).all():
         return int(table[0, 0])
     return table
@@ -2505,27 +2585,22 @@ def _p2p_messages(rt, view, sizes, local):
 
     sizes = np.asarray(sizes, dtype=float).ravel()
     local = np.broadcast_to(np.asarray(local, dtype=bool), sizes.shape)
-    ll = np.zeros_like(sizes)
-    kinds = []          # (bytes, to a network peer, plan)
-    channels = p2p_channels(rt, view)
-    for near in (True, False):
-        sel = local == near
-        if not sel.any():
-            continue
-        uniq, where = np.unique(sizes[sel], return_inverse=True)
-        plans = [_p2p_plan(rt, view, b, near, channels=channels) for b in uniq]
-        ll[sel] = np.minimum([pl[2] for pl in plans], uniq)[where.ravel()]
-        kinds += [(b, not near, pl) for b, pl in zip(uniq.tolist(), plans)]
-    kinds.sort(key=lambda k: (k[0], k[1]))
-    big = kinds[-1][2]
+    values, kinds, plans, index = _p2p_plans(rt, view, sizes, local)
+    far = [k == 0 for k in kinds]
+    last = max(range(len(plans)), key=lambda i: (values[i], far[i]))
+    big = plans[last]
     hw = {False: view.intra_hw, True: "net"}
-    busy = [k for k in kinds if k[0] > 0] or [kinds[-1]]
-    step = max(_lat(rt, hw[far], "ring", pl[0]) for _b, far, pl in busy)
-    shares = [min(1.0, pl[2] / b) for b, _far, pl in kinds if b > 0]
-    if not shares or all(x == shares[0] for x in shares):
-        share = shares[0] if shares else (1.0 if big[0] == "LL" else 0.0)
+    # the step: each (link class, protocol) that carries bytes, once
+    busy = {(f, pl[0]) for b, f, pl in zip(values, far, plans) if b > 0} or {
+        (far[last], big[0])}
+    step = max(_lat(rt, hw[f], "ring", proto) for f, proto in busy)
+    values = np.asarray(values)
+    ll = np.minimum([pl[2] for pl in plans], values)
+    shares = np.minimum(1.0, ll[values > 0] / values[values > 0])
+    if not shares.size or (shares == shares[0]).all():
+        share = float(shares[0]) if shares.size else (1.0 if big[0] == "LL" else 0.0)
         return big[0], big[1], step, share, None
-    return big[0], big[1], step, None, ll
+    return big[0], big[1], step, None, ll[index]
 
 
 def _generic(rt, view, op, n, algorithm, ops):

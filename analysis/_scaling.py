@@ -352,17 +352,18 @@ def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384)
     ('torus:4x4x4,chip=h100', 64, 32000000000.0)
     """
     from fabric import SpecError
+    from fabric._units import is_int
 
     from ._sweep import sweep
 
     unknown = [f for f in families if f not in SCALING_FAMILIES]
     if unknown:
         raise SpecError(f"unknown families {unknown}; known: {', '.join(SCALING_FAMILIES)}")
-    bad = [n for n in sizes if isinstance(n, bool) or not isinstance(n, int) or n < 2]
+    bad = [n for n in sizes if not is_int(n) or n < 2]
     if bad:
         raise SpecError(f"sizes are chip counts of at least 2, got {bad}")
     for name, v in (("collective_limit", collective_limit), ("decode_limit", decode_limit)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        if not is_int(v) or v < 0:
             raise SpecError(f"{name} must be a chip count >= 0, got {name}={v!r}")
     points = [{"family": fam, "n": n, "collective_limit": collective_limit,
                "decode_limit": decode_limit, "book": book, "router_limit": router_limit}

@@ -2588,10 +2588,7 @@ class _Sweep:
         # an engine that runs prompts only whole, beside decodes, on these GPUs
         self.whole_prompts = (mode == "aggregated" and self.budget is not None
                               and not CHUNKED_PREFILL.get(engine, True))
-        self.context = isl + osl // 2 if context is None else context
-        if isinstance(self.context, bool) or not isinstance(self.context, int) \
-                or self.context < 0:
-            raise SpecError(f"context must be an integer >= 0, got context={context!r}")
+        self.context = isl + osl // 2 if context is None else _count("context", context, 0)
         self.full = max(isl + osl, self.context)
         # the prefill's collectives are costed as the decode steps' are (one helper, and
         # decode's rule for the engine's default collective)

@@ -1,5 +1,7 @@
 """Plain-text tables for the CLI: aligned columns, numbers right-aligned."""
 
+from fabric._units import is_real
+
 __all__ = ["format_table"]
 
 
@@ -28,4 +30,4 @@ def format_table(headers, rows):
 
 
 def _is_number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return is_real(value)      # numpy's numbers too: a column of np.int64 counts is numeric

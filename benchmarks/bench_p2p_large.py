@@ -10,7 +10,11 @@ seconds. Run it on two trees to compare them:
   128-256 MiB (one node of 1,024 / 2,048 B200s, newest release), whose per-rank replay is
   reached because the two large pairs take more parts than the rest;
 * ``pair parts, dense``: the parts of every pair of an all-to-allv whose 65,536 pairs all
-  differ (256 B200s, gamma-distributed bytes, nccl@2.28.3): one plan per distinct value.
+  differ (256 B200s, gamma-distributed bytes, nccl@2.28.3): one plan per distinct value (a
+  new view each repeat: a view keeps its plans);
+* ``cost, dense``: ``analysis.cost`` of that all-to-allv under nccl@2.28.3 (its run retimed
+  by later revisions) and the newest release: each distinct pair planned once a cost
+  (session 31; twice per runtime before, and again for the retiming).
 """
 
 import sys
@@ -23,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import fabric
 import topologies
+from analysis import cost
 from analysis._collectives import _GroupView, resolve_ranks
 from analysis._runtime_cost import _p2p_pair_parts, p2p_batches
 
@@ -56,10 +61,12 @@ def main():
         print(f"batches, two large pairs, {p} ranks       {t:8.3f} s  ({k} batches)")
     f = topologies.build("switch:256,chip=b200")
     M = np.random.default_rng(1).gamma(1.0, 7168 * 64, (256, 256))
-    view = view_of(f, "all-to-allv", M)
     rt = fabric.runtime("nccl@2.28.3")
-    t, parts = least(lambda: _p2p_pair_parts(rt, view, M))
+    t, parts = least(lambda: _p2p_pair_parts(rt, view_of(f, "all-to-allv", M), M))
     print(f"pair parts, dense, 256 ranks                {t:8.3f} s  ({parts!r:.20})")
+    for name in ("nccl@2.28.3", "nccl"):
+        t, r = least(lambda name=name: cost(f, "all-to-allv", M, runtime=name))
+        print(f"cost, dense, 256 ranks, {name:<20}{t:8.3f} s  ({r.time * 1e6:.1f} us)")
 
 
 if __name__ == "__main__":

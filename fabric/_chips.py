@@ -98,11 +98,12 @@ Examples
 400
 """
 
+import math
 from dataclasses import dataclass
 
 from ._errors import SpecError
 from ._params import Parameter
-from ._units import GB, TB, GiB, items_of
+from ._units import GB, TB, GiB, is_int, is_real, items_of
 
 __all__ = ["CHIPS", "GENERATIONS", "MATH_FORMATS", "ChipSpec", "chip_spec"]
 
@@ -180,20 +181,20 @@ class ChipSpec:
             if fmt not in MATH_FORMATS:
                 raise SpecError(f"chip {self.name!r}: tensor_flops format must be one of "
                                 f"{MATH_FORMATS}, got {fmt!r}")
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0 \
-                    or v == float("inf"):
+            if not (is_real(v) and math.isfinite(v) and v > 0):
                 raise SpecError(f"chip {self.name!r}: tensor_flops[{fmt!r}] must be a "
                                 f"positive finite FLOP/s, got {v!r}")
+            flops[fmt] = float(v)       # a numpy float or a Fraction: the float it equals
         if flops.get("bf16", self.peak_flops) != self.peak_flops:
             raise SpecError(f"chip {self.name!r}: tensor_flops['bf16']={flops['bf16']!r} "
                             f"disagrees with peak_flops={self.peak_flops!r}")
         flops["bf16"] = self.peak_flops
         object.__setattr__(self, "tensor_flops",
                            tuple((f, flops[f]) for f in MATH_FORMATS if f in flops))
-        if isinstance(self.grace_gpus, bool) or not isinstance(self.grace_gpus, int) \
-                or self.grace_gpus < 0:
+        if not is_int(self.grace_gpus) or self.grace_gpus < 0:
             raise SpecError(f"chip {self.name!r}: grace_gpus must be an integer >= 0, got "
                             f"{self.grace_gpus!r}")
+        object.__setattr__(self, "grace_gpus", int(self.grace_gpus))
         if self.generation is not None and self.generation not in GENERATIONS:
             raise SpecError(f"chip {self.name!r}: generation must be 'hopper', 'blackwell' or "
                             f"None, got {self.generation!r}")

@@ -422,8 +422,8 @@ class DomainGrants:
         missing = self.ungranted(i, op)
         verb = "read" if op == "read" else "write"
         if reg.ways > 1 and missing:
-            return (f"{reg} holds memory of {', '.join(map(repr, missing))}, which {self.host} "
-                    f"may not {verb} (grant the set by name, or every owner in it)")
+            return (f"{reg}, which holds memory of {', '.join(map(repr, missing))} that "
+                    f"{self.host} may not {verb} (grant the set by name, or every owner in it)")
         return f"{reg}, which {self.host} is not granted" if op == "read" else \
             f"{reg}, which {self.host} may only read"
 
@@ -1133,7 +1133,7 @@ class HostDomain:
         bytes from the address (an access's span, :func:`fabric.access`).
         """
         _check_op(op)
-        if isinstance(size, bool) or not is_int(size) or size < 1:
+        if not is_int(size) or size < 1:
             raise ValueError(f"size must be a positive int of bytes, got size={show_value(size)}")
         g = as_address_array(global_addresses, self.width, AddressMapError, "global address")
         ok = self._can_read if op == "read" else self._can_write

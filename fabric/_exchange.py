@@ -212,7 +212,7 @@ from ._errors import SpecError
 from ._params import Parameter
 from ._runtime import runtime
 from ._tech import link_tech
-from ._units import is_int, is_real, items_of
+from ._units import flag_of, is_bool, is_int, is_real, items_of
 
 __all__ = ["EXCHANGE_BLOCK_RATE", "EXCHANGE_KERNELS", "EXCHANGE_LATENCY", "EXCHANGE_NIC_EFFICIENCY",
            "EXCHANGE_SYNC", "ExchangeKernel", "exchange_kernel", "peer_access_latency"]
@@ -917,6 +917,15 @@ _CHAIN_COUNT_NEEDS = {
 }
 
 
+def _python_numbers(value):
+    """``value`` with each numpy number in it (at any depth of tuples) the Python one it
+    equals: a kernel's counts add as ints (an np.uint8 would wrap), its flags are bools, its
+    byte figures floats (an np.float16 would compute as one)."""
+    if isinstance(value, tuple):
+        return tuple(_python_numbers(v) for v in value)
+    return value.item() if type(value).__module__ == "numpy" else value
+
+
 def _slot_key_ok(entry, size):
     """Whether ``entry`` is a tuple of ``size`` whose key ``(arch, top_k, input_bytes)`` is well
     formed: arch ``''`` or a generation of :data:`EXCHANGE_LATENCY`, ints top_k >= 1 and
@@ -925,7 +934,7 @@ def _slot_key_ok(entry, size):
         return False
     arch, top_k, width = entry[:3]
     return (arch in ("",) + tuple(EXCHANGE_LATENCY)
-            and all(not isinstance(x, bool) and isinstance(x, int) for x in (top_k, width))
+            and all(is_int(x) for x in (top_k, width))
             and top_k >= 1 and width >= 0)
 
 
@@ -938,7 +947,7 @@ def _late_pulls_entry_ok(entry, names):
             and all(isinstance(b, tuple) and b for b in batches)):
         return False
     slots = tuple(s for b in batches for s in b)
-    return (all(not isinstance(x, bool) and isinstance(x, int) for x in slots)
+    return (all(is_int(x) for x in slots)
             and len(set(slots)) == len(slots) and all(1 <= x < top_k for x in slots))
 
 
@@ -947,8 +956,7 @@ def _round_reads_entry_ok(entry, names):
     def steps_ok(steps):
         return isinstance(steps, tuple) and all(
             isinstance(st, tuple) and len(st) == 2 and st[0] in names
-            and not isinstance(st[1], bool) and isinstance(st[1], (int, float))
-            and 0 <= st[1] < float("inf") for st in steps)
+            and is_real(st[1]) and 0 <= st[1] < float("inf") for st in steps)
     if not _slot_key_ok(entry, 9):
         return False
     first_min, first_full, first_late, later_min, later_full, later_late = entry[3:]
@@ -963,7 +971,7 @@ def _round_cycles_entry_ok(entry, names):
     if not _slot_key_ok(entry, 5):
         return False
     return all(isinstance(x, tuple) and len(x) == entry[1] and all(
-        not isinstance(c, bool) and isinstance(c, int) and c >= 0 for c in x) for x in entry[3:])
+        is_int(c) and c >= 0 for c in x) for x in entry[3:])
 
 
 #: The pulling combine's per-generation tables, each entry keyed ``(arch, top_k, input_bytes)``
@@ -1233,40 +1241,32 @@ class ExchangeKernel:
         if self.dedup not in ("node", "rank", "expert", "collective"):
             raise ValueError(f"dedup must be 'node', 'rank', 'expert' or 'collective', got "
                              f"{self.dedup!r}")
-        for field in ("forwarding", "scale_out", "pipelined", "local_copy"):
-            v = getattr(self, field)
-            if not isinstance(v, bool):      # 'no' or 1 would be read as True
-                raise TypeError(f"{field} must be True or False, got {v!r}")
+        for field in ("forwarding", "scale_out", "pipelined", "local_copy", "staging_copy",
+                      "send_staging", "block_per_token"):   # 'no' or 1 would be read as True
+            object.__setattr__(self, field, flag_of(getattr(self, field), field))
         v = self.message_header
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        if not is_int(v) or v < 0:
             raise ValueError(f"message_header must be an int of bytes >= 0, got {v!r}")
         if self.forwarding and self.dedup != "node":
             raise ValueError("forwarding needs dedup='node' (one network copy per node)")
         for field in ("pull_threads", "pull_vector"):
             v = getattr(self, field)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            if not is_int(v) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
         if bool(self.pull_threads) != bool(self.pull_vector):
             raise ValueError("pull_threads and pull_vector are both set (a pulling combine) or "
                              "both 0")
-        if not isinstance(self.staging_copy, bool):
-            raise TypeError(f"staging_copy must be True or False, got {self.staging_copy!r}")
-        if not isinstance(self.send_staging, bool):
-            raise TypeError(f"send_staging must be True or False, got {self.send_staging!r}")
         v = self.staging_source_bytes
-        if (isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0
-                or v == float("inf")):
+        if not (is_real(v) and math.isfinite(v) and v >= 0):
             raise ValueError(f"staging_source_bytes must be bytes per element >= 0, got {v!r}")
-        if not isinstance(self.block_per_token, bool):
-            raise TypeError(f"block_per_token must be True or False, got {self.block_per_token!r}")
         if (not isinstance(self.release_fence, tuple) or len(self.release_fence) != 2
-                or any(not isinstance(x, bool) for x in self.release_fence)):
+                or any(not is_bool(x) for x in self.release_fence)):
             raise ValueError(f"release_fence must be two bools (dispatch, combine), got "
                              f"{self.release_fence!r}")
         for field in ("kernels", "syncs"):
             v = getattr(self, field)
             if (not isinstance(v, tuple) or len(v) != 2
-                    or any(isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
+                    or any(not is_int(x) or x < 0 for x in v)):
                 raise ValueError(f"{field} must be two ints >= 0 (dispatch, combine), got {v!r}")
         names = set(EXCHANGE_LATENCY["hopper"]) - {"peer_load"}
         for field in ("chain", "interleaved_chain"):
@@ -1309,26 +1309,26 @@ class ExchangeKernel:
         v = self.sync_steps
         if not isinstance(v, tuple) or any(
                 not isinstance(e, tuple) or len(e) != 2 or e[0] not in names
-                or isinstance(e[1], bool) or not isinstance(e[1], int) or e[1] < 1 for e in v):
+                or not is_int(e[1]) or e[1] < 1 for e in v):
             raise ValueError(f"sync_steps must be (latency, count) pairs, latency in "
                              f"{sorted(names)} and count an int >= 1, got {v!r}")
         v = self.pointer_overlap
         if not isinstance(v, tuple) or any(
                 not isinstance(e, tuple) or len(e) != 2 or e[0] not in EXCHANGE_LATENCY
-                or isinstance(e[1], bool) or not isinstance(e[1], int) or e[1] < 1 for e in v
+                or not is_int(e[1]) or e[1] < 1 for e in v
         ) or len({e[0] for e in v}) != len(v):
             raise ValueError(f"pointer_overlap must be (arch, n) entries, one per arch in "
                              f"{sorted(EXCHANGE_LATENCY)}, n an int >= 1, got {v!r}")
         for field in ("combine_blocks", "reduce_elements", "put_vector", "send_grid",
                       "receive_vector", "walk_slot_bytes"):
             v = getattr(self, field)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            if not is_int(v) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
         for field, what in (("stage_vector", "dispatch, combine bytes per staging round"),
                             ("count_grid", "warps per block, most blocks")):
             v = getattr(self, field)
             if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
-                    isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in v)):
+                    not is_int(x) or x < 1 for x in v)):
                 raise ValueError(f"{field} must be () or two ints >= 1 ({what}), got {v!r}")
         v = self.qp_signals
         if v != () and (not isinstance(v, tuple) or len(v) != 2
@@ -1336,7 +1336,7 @@ class ExchangeKernel:
             raise ValueError(f"qp_signals must be () or two of '', 'each', 'last' (dispatch, "
                              f"combine), got {v!r}")
         v = self.qp_per_peer
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        if not is_int(v) or v < 0:
             raise ValueError(f"qp_per_peer must be an int >= 0, got {v!r}")
         if "each" in self.qp_signals and not v:
             raise ValueError("qp_signals 'each' needs qp_per_peer (the queue pairs a rank's "
@@ -1350,6 +1350,8 @@ class ExchangeKernel:
                 if need and not (self.cycle(need[0], phase) if need[0] in _CYCLE_COUNTS
                                  else getattr(self, need[0])):
                     raise ValueError(f"{name} needs {need[0]} ({need[1]})")
+        for field in dataclasses.fields(self):
+            object.__setattr__(self, field.name, _python_numbers(getattr(self, field.name)))
 
     def _check_cycles(self):
         """Check :attr:`cycles` and keep each phase's table as ``(name, cycles)`` pairs sorted
@@ -1375,13 +1377,11 @@ class ExchangeKernel:
                     raise ValueError(f"the {phase}'s cycles name {name} twice")
                 seen.add(name)
                 parts = _CYCLE_COUNTS[name].parts
-                if not parts and (isinstance(value, bool) or not isinstance(value, int)
-                                  or value < 0):
+                if not parts and (not is_int(value) or value < 0):
                     raise ValueError(f"{name} must be an int >= 0, got {value!r}")
                 if parts and value != () and (
                         not isinstance(value, tuple) or len(value) != len(parts) or any(
-                            isinstance(x, bool) or not isinstance(x, int) or x < 0
-                            for x in value)):
+                            not is_int(x) or x < 0 for x in value)):
                     many = _WORDS.get(len(parts), len(parts))
                     raise ValueError(f"{name} must be () or {many} ints >= 0 "
                                      f"({', '.join(parts)}), got {value!r}")
@@ -1808,14 +1808,13 @@ class ExchangeKernel:
                  "count_passes": 0.0 if loadstore else float(count_passes),
                  "walk_sectors": float(self.walk_sectors(walk_slots)),
                  "walk_slot_hits": float(walk_slots - self.walk_sectors(walk_slots))}
-        if isinstance(payloads, bool) or not isinstance(payloads, int) or payloads < 1:
+        if not is_int(payloads) or payloads < 1:
             raise SpecError(f"payloads must be an int >= 1, got {payloads!r}")
-        if isinstance(slots, bool) or not isinstance(slots, int) or slots < 1:
+        if not is_int(slots) or slots < 1:
             raise SpecError(f"slots must be an int >= 1 (the token's top-k), got {slots!r}")
-        if isinstance(walk_wraps, bool) or not isinstance(walk_wraps, int) or walk_wraps < 0:
+        if not is_int(walk_wraps) or walk_wraps < 0:
             raise SpecError(f"walk_wraps must be an int >= 0, got {walk_wraps!r}")
-        if (isinstance(count_passes, bool) or not isinstance(count_passes, int)
-                or count_passes < 0):
+        if not is_int(count_passes) or count_passes < 0:
             raise SpecError(f"count_passes must be an int >= 0, got {count_passes!r}")
         times["further_slots"] = float(slots - 1)
         times["further_payloads"] = float(payloads - 1)

@@ -70,6 +70,7 @@ import re
 
 from ._errors import SpecError
 from ._params import Parameter
+from ._units import is_int, is_real
 
 __all__ = ["EXECUTION_FACTORS", "NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES",
            "PREDICTION_FIELDS", "PREDICTION_KERNEL_FILES", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "TORCH_SYMM_MEM", "VLLM_CUSTOM_ALLREDUCE", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "release_tag", "revision_holds", "runtime",
@@ -303,14 +304,14 @@ def _check_split(name, q):
     if not q:
         return
     rule = q.get("rule")
-    if isinstance(rule, bool) or rule not in (0, 1, 2):
+    if not is_int(rule) or rule not in (0, 1, 2):     # np.True_ is no rule 1, 2.0 no rule 2
         raise SpecError(f"runtime {name!r}: split rule must be 0, 1 or 2, got {rule!r}")
     need = {1: [("byte_align", 1)] + [(("align", p), 1) for p in ("LL", "LL128", "Simple")],
             2: [("min_traffic", 1), ("cell", 0), ("ll_traffic", 1), ("task_floor", 0),
                 ("lo_ceil", 0), ("round16", 0)]}.get(rule, [])
     for key, least in need:
         v = q.get(key)
-        if (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
+        if (not is_real(v) or not math.isfinite(v)
                 or v < least or (key in ("task_floor", "lo_ceil", "round16") and v not in (0, 1))):
             raise SpecError(f"runtime {name!r}: split rule {rule} needs {key!r} "
                             f"{'0 or 1' if key in ('task_floor', 'lo_ceil', 'round16') else f'>= {least}'}"
@@ -416,7 +417,10 @@ _NCCL = Runtime(
              # (ppn - 1) / ppn from 2.27 and bwInter x 0.9 in 2.27 only
              "nvls_graph_arity": 1, "nvls_raise_inter": 1, "nvls_tuner_efficiency": 1,
              "nvls_alg_ratio": 0, "nvls_gather_alg_ratio": 1, "nvls_gather_ppn": 1,
-             "nvls_gather_inter": 1.0},
+             "nvls_gather_inter": 1.0,
+             # a collective of count 0 returns without a task or a launch (enqueue.cc
+             # taskAppend, from 2.20.3; before, it is a task and its kernel launches)
+             "empty_discard": 1},
     tree_correction={
         "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8,
                .9, 1.0, 1.0, 1.0, 1.0, 1.0),
@@ -530,6 +534,12 @@ _NCCL = Runtime(
          "for log2i below 24 when minCompCap >= 100 and the host CPU is x86 "
          "(nvls_tree_correction_blackwell_x86 1; tuning.cc ncclTopoGetAlgoTime from v2.29.2-1, "
          "absent at v2.28.9-1; a Grace host, ChipSpec.grace_gpus, is Arm); "
+         "an empty collective discarded (empty_discard 1): src/enqueue.cc taskAppend returns "
+         "ncclSuccess for a collective of count 0 before making a task ('Empty collectives can be "
+         "discarded', v2.22.3-1 l.1986, v2.30.7-1 l.3024; 'if (info->count == 0 && info->coll "
+         "!= ncclFuncSend && info->coll != ncclFuncRecv)' at v2.20.3-1 l.1865, v2.21.5-1 "
+         "l.1916), so nothing launches; absent at v2.18.3-1 .. v2.19.4-1, where the empty "
+         "collective is a task and its kernel launches (0: refused by analysis.cost); "
          "NCCL_LL_LINES_PER_THREAD 8 (src/include/device.h, the same at every tag "
          "v2.18.3-1 .. v2.30.7-1): an LL step is 8 lines x NCCL_LL_MAX_NTHREADS 512 = 4096 "
          "16-byte lines, 32 KiB of data (src/init.cc DEFAULT_LL_BUFFSIZE / NCCL_STEPS; "
@@ -1085,6 +1095,9 @@ _NCCL_HISTORY = {
     # 2.18.3-2.19.4 and from 2.28.3 (its release notes: 'Decreased max CTA count from 32 to 16
     # on Blackwell')
     ("factors", "nvls_raises_ring"): (((2, 18, 3), 0), ((2, 20, 0), 1), ((2, 28, 0), 0)),
+    # enqueue.cc taskAppend discards a collective of count 0 from 2.20.3 (absent at
+    # 2.18.3-2.19.4: the empty collective is a task and its kernel launches)
+    ("factors", "empty_discard"): (((2, 18, 3), 0), ((2, 20, 0), 1)),
     # the tuner's one-node NVLS bandwidth (search.cc ncclTopoCompute, tuning.cc
     # ncclTopoTuneModel at each tag): the NVLS graph's heads capped at NCCL_MAX_NVLS_ARITY
     # from 2.25 (all GPUs before); pass 2 raises bwInter from 2.19.3 (before: bwIntra only);

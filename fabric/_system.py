@@ -79,7 +79,7 @@ from ._domains import DomainLimits, Grant, Window
 from ._errors import SpecError
 from ._plan import AddressPlan
 from ._symmetric import SymmetricHeap
-from ._units import parse_address, parse_size, show_value
+from ._units import is_int, parse_address, parse_size, show_value
 
 #: Floats hold every whole number below this (2**53); a TOML float address or size at or
 #: above it may already be another number.
@@ -186,7 +186,7 @@ class _Reader:
                     raise TypeError(f"must be true or false, got {v!r}")
                 return v
             if key in _INTS:
-                if not isinstance(v, int) or isinstance(v, bool):
+                if not is_int(v):                # TOML's ints (its true is a bool)
                     raise TypeError(f"must be an integer, got {v!r}")
                 return v
             if key == "owners":

@@ -45,6 +45,7 @@ import numpy as np
 from ._errors import RoutingError, SpecError
 from ._params import Parameter
 from ._tech import TECHNOLOGIES
+from ._units import flag_of, is_int, is_real
 
 __all__ = ["NATIVE", "TRANSPORTS", "Transport", "loadstore_domains", "loadstore_reaches", "reach",
            "sends_messages", "transport", "transports_for"]
@@ -136,15 +137,23 @@ class Transport:
         for f in ("requester_translation", "responder_check", "software_post", "nic_tx",
                   "nic_rx", "completion"):
             v = getattr(self, f)
-            if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
+            if not (is_real(v) and math.isfinite(v) and v >= 0):     # True is no 1 s
                 raise SpecError(f"{f} must be a finite time >= 0 in seconds, got {v!r}")
-        if not (isinstance(self.max_payload, int) and self.max_payload > 0):
+            object.__setattr__(self, f, float(v))
+        if not (is_int(self.max_payload) and self.max_payload > 0):
             raise SpecError(f"max_payload must be a positive int of bytes, got "
                              f"{self.max_payload!r}")
-        if not (isinstance(self.header, int) and self.header >= 0):
+        if not (is_int(self.header) and self.header >= 0):
             raise SpecError(f"header must be an int of bytes >= 0, got {self.header!r}")
-        if not self.copy_bandwidth > 0:
-            raise SpecError(f"copy_bandwidth must be > 0 B/s, got {self.copy_bandwidth!r}")
+        v = self.copy_bandwidth
+        if not (is_real(v) and math.isfinite(v) and v > 0):
+            raise SpecError(f"copy_bandwidth must be a finite number > 0 of B/s, got {v!r}")
+        # numpy's ints are counts: kept as the Python ints (and floats) they equal, so a
+        # packet count of np.uint8 cannot wrap
+        object.__setattr__(self, "max_payload", int(self.max_payload))
+        object.__setattr__(self, "header", int(self.header))
+        object.__setattr__(self, "copy_bandwidth", float(v))
+        object.__setattr__(self, "bounce", flag_of(self.bounce, "bounce"))
 
     @property
     def per_message_overhead(self):
@@ -170,7 +179,7 @@ class Transport:
 
     def with_bounce(self, bounce=True):
         """A copy with the bounce-buffer copy switched on or off."""
-        return dataclasses.replace(self, bounce=bool(bounce),
+        return dataclasses.replace(self, bounce=flag_of(bounce, "bounce"),
                                    name=self.name + ("+bounce" if bounce else ""))
 
     def parameters(self):

@@ -10,11 +10,11 @@ beside ``is_bool``; the reader's and the unowned modules use it (the other owner
 """
 import fractions
 import numbers
-import pathlib
 import re
 
 import numpy as np
 import pytest
+from source_trees import spelled
 
 import analysis
 from fabric import SpecError
@@ -67,10 +67,7 @@ _OLD = re.compile(r"isinstance\((\w+), bool\)\s+or\s+not\s+isinstance\(\s*\1,\s*
 
 
 def test_no_package_module_spells_the_int_test_again():
-    root = pathlib.Path(__file__).resolve().parent.parent
-    found = [f"{p.relative_to(root)}: {m.group(0)}" for pkg in ("fabric", "analysis", "topologies")
-             for p in sorted((root / pkg).glob("*.py")) for m in _OLD.finditer(p.read_text())]
-    assert found == []
+    assert spelled(_OLD) == []
     assert _OLD.search("if isinstance(v, bool) or not isinstance(\n        v, numbers.Integral):")
 
 

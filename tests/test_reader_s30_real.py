@@ -11,11 +11,11 @@ import decimal
 import fractions
 import math
 import numbers
-import pathlib
 import re
 
 import numpy as np
 import pytest
+from source_trees import spelled
 
 from fabric._units import is_real
 
@@ -47,10 +47,7 @@ _OLD = re.compile(r"isinstance\((\w+), (bool|numbers\.Real)\)\s*(or not|and not)
 
 
 def test_no_package_module_spells_the_real_test_again():
-    root = pathlib.Path(__file__).resolve().parent.parent
-    found = [f"{p.relative_to(root)}: {m.group(0)}" for pkg in ("fabric", "analysis", "topologies")
-             for p in sorted((root / pkg).glob("*.py")) for m in _OLD.finditer(p.read_text())]
-    assert found == ["fabric/_units.py: isinstance(x, numbers.Real) and not is_bool(x)"]  # is_real
+    assert spelled(_OLD) == ["fabric/_units.py: isinstance(x, numbers.Real) and not is_bool(x)"]
     assert _OLD.search("if isinstance(v, bool) or not isinstance(v, numbers.Real) or v < 0:")
     assert _OLD.search("ok = (isinstance(v, numbers.Real)\n      and not is_bool(v))")
     assert _OLD.search("if isinstance(v, bool) or not (\n        isinstance(v, numbers.Real) and")
