@@ -100,7 +100,8 @@ def run(args):
     from ._report_sweeps import check_ops
 
     fabric = degrade(topologies.build(args.system), args)
-    sizes = parse_sizes(args.size)
+    # 0 is an empty operation: cost() answers it (0 s, or why the runtime launches a kernel)
+    sizes = parse_sizes(args.size, zero=True)
     ranks = parse_ranks(args.ranks) if args.ranks else None
     ops = [normalize_op(o) for tok in args.op for o in tok.split(",") if o.strip()]
     if not ops:

@@ -747,12 +747,13 @@ def _is_empty(op, nbytes, p):
 
 def _empty_cost(fabric, op, p, rt):
     """:func:`cost` of ``op`` of 0 bytes over ``p`` ranks under ``rt``: 0 s where the runtime
-    launches nothing (one rank: nothing to move under any runtime), else a ValueError naming
-    what it launches (:func:`analysis._runtime_cost.empty_operation`)."""
+    launches nothing (one rank: nothing to move under any runtime), else a
+    NotApplicableError naming what it launches
+    (:func:`analysis._runtime_cost.empty_operation`)."""
     launches, why = (_runtime_cost.empty_operation(rt, op) if p > 1
                      else (False, "one rank: nothing to move"))
     if launches:
-        raise ValueError(f"{op} of 0 bytes under the {rt.name} runtime: {why}")
+        raise NotApplicableError(f"{op} of 0 bytes under the {rt.name} runtime: {why}")
     return CollectiveCost(fabric=fabric.name, op=op, size=0.0, ranks=p, algorithm="none",
                           transport="none", time=0.0, algbw=0.0, busbw=0.0, steps=(),
                           bottleneck=None, lower_bound=0.0, candidates=(("none", why),),
@@ -763,16 +764,17 @@ def _traffic_arg(op, nbytes, p):
     if op != "all-to-allv":
         return None
     M = np.asarray(nbytes, dtype=float)
-    if M.ndim != 2:
+    if M.shape != (p, p):
+        # before the total: a matrix of the wrong shape and no bytes was divided by 0
         raise ValueError(f"all-to-allv takes a traffic matrix (bytes, {p} x {p}) as nbytes, "
                          f"got an array of shape {M.shape}")
     # before cost() normalises by the total: an all-negative matrix divided by its
     # (negative) total would pass for a valid one
     if not np.isfinite(M).all() or (M < 0).any():
         raise ValueError("the traffic matrix must hold finite byte counts >= 0")
-    if M.shape == (p, p) and M.sum() <= 0:
+    if M.sum() <= 0:
         raise ValueError("the traffic matrix moves no bytes")
-    if M.shape == (p, p) and M.sum() < 1:
+    if M.sum() < 1:
         raise ValueError(f"the traffic matrix moves {M.sum():.3g} bytes in all; at least 1 byte "
                          "(a matrix in bytes: no collective moves part of one)")
     return M
@@ -800,7 +802,8 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         the runtime launches nothing for it (``"ideal"``; NCCL's collectives from 2.20.3,
         whose ``taskAppend`` discards an empty one; ``"symmetric-memory"``'s collectives),
         its ``algorithm`` and ``transport`` ``"none"`` and the reason in ``candidates``;
-        a ValueError naming why where the runtime launches something (NCCL before 2.20.3;
+        a NotApplicableError naming why where the runtime launches something the model
+        does not cost (NCCL before 2.20.3;
         NCCL's sends and receives of 0 bytes, so send-recv, all-to-all and all-to-allv):
         :func:`analysis._runtime_cost.empty_operation`.
     algorithm : str, default "auto"
@@ -879,8 +882,8 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         Unknown operation or algorithm.
     NotApplicableError
         The algorithm does not apply (power-of-two only, no reducing switch, a
-        symmetric-memory algorithm over RDMA, one the runtime does not run, ...),
-        naming why.
+        symmetric-memory algorithm over RDMA, one the runtime does not run, ...), or the
+        runtime launches a kernel for an operation of 0 bytes (not costed), naming why.
     NodeError
         A rank not in the fabric, not a chip, or listed twice.
     RoutingError
@@ -889,8 +892,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         under every runtime and even when no byte would cross.
     ValueError, TypeError
         A size that is not a number of bytes >= 1 (or 0, above) or is above 2**63 - 1 (an
-        int64); an unknown transport or runtime; an operation of 0 bytes the runtime
-        launches something for (named).
+        int64); an unknown transport or runtime.
 
     Examples
     --------

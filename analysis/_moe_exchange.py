@@ -136,9 +136,10 @@ access``.
   per-copy fences interleaved, then, added (drain), its receive part's sum, an index load
   then the copy's load per (pass, copy) (:meth:`fabric.ExchangeKernel.receive_reduce`);
   lower bounds (a post's doorbell runs only when the post rings it: not counted).
-  ``l2_flushed`` (default ``True``: the published benchmarks flush L2 before each
-  timed call) makes the first touch of the token an HBM load; ``False`` (data left in
-  L2 by the kernel before, as in a decode step) an L2 hit.
+  ``l2_flushed`` (default ``True``: the data left L2 between timed calls, flushed or
+  pushed out by more traffic than L2 holds) makes the first touch of the token an HBM
+  load; ``False`` (data left in L2 by the kernel before, as in a decode step, or by a
+  benchmark that moves less than L2 holds between its calls) an L2 hit.
 * **Release fence** (:attr:`ExchangeKernel.release_fence`): a phase that pushes stores
   into its peers and releases them before its flag (TensorRT-LLM's dispatch: stores into
   the peers' ``recv_counters`` then ``fence.release.sys``; DeepEP's NVLink paths: release
@@ -1434,9 +1435,10 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         default :data:`analysis.GRAPH_KERNEL_OVERHEAD`; ``0`` leaves the gaps out
         (for a caller that charges every kernel itself, as ``decode_step`` does).
     l2_flushed : bool
-        The token's data starts in HBM (``True``, default: the published benchmarks
-        flush L2 before every timed call) or in L2 (``False``: written by the kernel
-        just before, as in a decode step); prices the serial chain's first loads.
+        The token's data starts in HBM (``True``, default: flushed between timed calls,
+        or pushed out by more traffic than L2 holds) or in L2 (``False``: written by the
+        kernel just before, as in a decode step, or read by a benchmark that moves less
+        than L2 holds between its calls); prices the serial chain's first loads.
     nic_background : float
         Bytes per second that traffic outside the exchange delivers to EACH EP rank's NIC
         while the exchange runs (its receive direction), spread evenly over time: e.g. a

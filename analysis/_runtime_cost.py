@@ -105,7 +105,7 @@ P2P_OPS = ("send-recv", "all-to-all", "all-to-allv")
 def empty_operation(rt, op):
     """What the runtime ``rt`` does with ``op`` of 0 bytes over several ranks: ``(launches,
     why)``. Where nothing launches, :func:`analysis.cost` answers 0 s and reports ``why``;
-    where something does, it refuses with ``why``.
+    where something does, it refuses with ``why`` (a NotApplicableError).
 
     One rule: 0 s exactly where the runtime's source returns without a launch; where
     something runs, the model refuses rather than guess an empty kernel's time.
@@ -118,8 +118,9 @@ def empty_operation(rt, op):
       bytes launch (an all-to-all through ``ncclAlltoAll``, 2.28 on, is discarded at count 0
       as a collective, but the model's all-to-all does not say which call posted it).
     * ``symmetric-memory``: NCCL's symmetric kernels (``src/device/symmetric``, 2.27 on)
-      are chosen inside NCCL's collective calls, after ``taskAppend`` has discarded an empty
-      one: its collectives of 0 bytes run nothing; its point-to-point and all-to-all
+      are chosen from the tasks ``taskAppend`` queued (``ncclPrepareTasks``:
+      ``ncclMakeSymmetricTaskList``), after it has discarded an empty collective: its
+      collectives of 0 bytes run nothing; its point-to-point and all-to-all
       kernels are the project's one-sided schedules, with no source for an empty call.
     * An engine's kernels (``vllm-custom-allreduce``, ``torch-symm-mem``): no source read
       says what they do with an empty tensor.

@@ -3,8 +3,9 @@
 
 Units: a plain number is bytes; ``B``, ``kB``, ``MB``, ``GB``, ``TB`` are powers of
 1000 and ``KiB``, ``MiB``, ``GiB``, ``TiB`` powers of 1024 (the units
-:func:`fabric.parse_size` reads); a size is a whole number of bytes, > 0 and at most
-2**63 - 1 (:data:`fabric._schema.MAX_BYTES`, the most :func:`analysis.cost` takes).
+:func:`fabric.parse_size` reads); a size is a whole number of bytes, > 0 (or 0 where the
+caller asks for an empty operation: ``cofabric cost``) and at most 2**63 - 1
+(:data:`fabric._schema.MAX_BYTES`, the most :func:`analysis.cost` takes).
 
 A token is a size (``4096``, ``1MiB``), a comma-separated list of tokens
 (``1KiB,2KiB``) or a range ``START:STOP[:STEP]``, STOP included, STEP ``xF``
@@ -32,25 +33,31 @@ __all__ = ["MAX_SIZES", "parse_sizes"]
 MAX_SIZES = 10_000
 
 
-def parse_sizes(values):
+def parse_sizes(values, zero=False):
     """Sizes in bytes, sorted and without repeats, from size and range tokens.
 
     Parameters
     ----------
     values : str, int, or iterable of str and int
         Tokens as the module docstring describes (an int is bytes).
+    zero : bool, default False
+        Whether a size (not a range's START or STOP) may be 0: ``cofabric cost --size 0``
+        asks what :func:`analysis.cost` answers for an empty operation; a sweep's sizes
+        (``cofabric report --sizes``, a log axis) stay > 0.
 
     Raises
     ------
     fabric.SpecError
         (a ``ValueError``) naming the token and the rule it breaks: a size that does
-        not parse, is <= 0 or is above 2**63 - 1 bytes, a malformed range, a STOP below START, a bad step, more
+        not parse, is <= 0 (< 0 with ``zero``) or is above 2**63 - 1 bytes, a malformed range, a STOP below START, a bad step, more
         than :data:`MAX_SIZES` sizes, no size at all.
 
     Examples
     --------
     >>> parse_sizes(["1KiB:1GiB"])[:3], len(parse_sizes(["1KiB:1GiB"]))
     ([1024, 2048, 4096], 21)
+    >>> parse_sizes("0,1KiB", zero=True)
+    [0, 1024]
     """
     if isinstance(values, (str, int)):
         values = [values]
@@ -68,7 +75,7 @@ def parse_sizes(values):
             if isinstance(part, str) and ":" in part:
                 out.update(_range(part))
             else:
-                out.add(_positive(part, part))
+                out.add(_positive(part, part, zero))
             if len(out) > MAX_SIZES:
                 raise SpecError(f"sizes: more than {MAX_SIZES} sizes (at {part!r})")
     if not out:
@@ -76,9 +83,9 @@ def parse_sizes(values):
     return sorted(out)
 
 
-def _positive(value, token):
+def _positive(value, token, zero=False):
     n = parse_size(value)
-    if n <= 0:
+    if n < 0 or (n == 0 and not zero):
         raise SpecError(f"size {token!r} must be > 0 bytes")
     if n > MAX_BYTES:
         raise SpecError(f"size {token!r} must be at most 2**63 - 1 bytes (an int64), as for "

@@ -416,20 +416,34 @@ def without(fabric, links=(), chips=(), lanes=()):
                                     islands=_islands(fabric, H, endpoints, dead_links, dead_nodes))
     if fabric.failures.lanes:           # degraded twice: one entry per bundle still alive
         failures = dataclasses.replace(failures, lanes=_merged_lanes(failures.lanes, H))
-    what = []
-    if dead_links:
-        what.append(f"{len(dead_links)} link{'s' if len(dead_links) != 1 else ''}")
-    if thin:
-        n_lanes = sum(k for _, k in thin)
-        what.append(f"{n_lanes} lane{'s' if n_lanes != 1 else ''}")
-    if dead_nodes:
-        what.append(f"{len(dead_nodes)} node{'s' if len(dead_nodes) != 1 else ''}")
-    name = fabric.name + (f" without {' and '.join(what)}" if what else "")
+    # named by everything that has failed since the fabric was built, so that degrading in
+    # two calls names the fabric as one call with both does; a name the user gave a
+    # degraded fabric (not ours) keeps it, and this call's failures are added to it
+    base, ours = fabric.name, _failed_suffix(fabric.failures)
+    if fabric.intact is not None and ours and base.endswith(ours):
+        name = base[:-len(ours)] + _failed_suffix(failures)
+    else:
+        name = base + _failed_suffix(Failures(links=dead_links, nodes=dead_nodes, lanes=thin))
     return fabric.replace(graph=H, endpoints=endpoints, ranks=ranks, name=name, domains=domains,
                           failures=failures,
                           intact=fabric if fabric.intact is None else fabric.intact,
                           address_plan=_pinned_plan(fabric) if dead_nodes else
                           fabric.address_plan)
+
+
+def _failed_suffix(failures):
+    """What a degraded fabric's name adds for ``failures``: " without 2 links and 1 node"
+    ('' for none).
+
+    >>> _failed_suffix(Failures(links=(("a", "b"),), nodes=("c", "d"), lanes=((("e", "f"), 2),)))
+    ' without 1 link and 2 lanes and 2 nodes'
+    """
+    what = []
+    for n, word in ((len(failures.links), "link"), (sum(k for _, k in failures.lanes), "lane"),
+                    (len(failures.nodes), "node")):
+        if n:
+            what.append(f"{n} {word}{'s' if n != 1 else ''}")
+    return f" without {' and '.join(what)}" if what else ""
 
 
 def _merged_lanes(lanes, H):

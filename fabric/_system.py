@@ -52,7 +52,9 @@ Every table is optional except ``[system]``::
     page_size = "2MiB"
     permissions = "rw"
 
-    [[grants]]                      # none: everything granted
+    [[grants]]                      # none: everything granted; grants = [] (a key
+                                    # before the first table): nothing but each
+                                    # host's own chips and memory
     host = "host0"
     target = "chip9"                # region name, owner, or "*"
     permissions = "r"

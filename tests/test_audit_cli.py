@@ -91,7 +91,11 @@ BAD = [
     (["throughput", "torus:4x4", "--traffic", "permutation", "--seed=-1"],
      "argument --seed: takes a whole number in ASCII digits 0-9, got '-1'"),   # exit 3 once (numpy); s19: the flag refuses it
     # cost: sizes, ranges, names, groups, transports, runtimes
-    (["cost", "dgx-h100", "--op", "all-reduce", "--size", "0"], "must be > 0 bytes"),
+    # --size 0 alone is an empty operation since session 31 (tests/test_runtime_s31_empty.py);
+    # a range still starts above 0
+    (["cost", "dgx-h100", "--op", "all-reduce", "--size", "0:1KiB"], "must be > 0 bytes"),
+    (["cost", "dgx-h100", "--op", "send-recv", "--size", "0"],
+     "send-recv of 0 bytes under the nccl runtime: NCCL queues a 0-byte send"),
     (["cost", "dgx-h100", "--op", "all-reduce", "--size", "-1"], ">= 0 bytes"),
     (["cost", "dgx-h100", "--op", "all-reduce", "--size", "1e400"],
      "larger than the largest float"),

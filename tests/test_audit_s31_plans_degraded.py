@@ -3,16 +3,17 @@
 Session 30 left these unfuzzed: stores through read-only windows, grants, symmetric-heap
 addresses and system-file plans through ``access``/``access_to``/``access_latencies`` with
 failed links, chips, switches and NICs. Hypothesis draws a small fabric of each routing
-policy (dimension order, up/down with NICs, switched, dragonfly), a random plan (interleave
-sets, plain and read-only regions, windows ``r``/``rw`` onto chips, host DRAM, sets, regions
-and NIC registers, grants or none, a heap, default windows on or off), random failures, and
-accesses through the requester's windows, into the heap and at region ends. The reference
-is tests/access_brute.py, written from the docstrings (fabric/_access.py ``access``,
-fabric/_domains.py's protection rules, fabric/_plan.py's pinned placement): a linear scan over
-the domain's windows and the map's regions, the grant rules, the CXL interleave formula, and
-tests/routing_brute.py for the serving chip (``memory_server``) and the policy's paths
-(``policy_paths``). Every access either gives the reference's target on one of the policy's
-paths, or raises the reference's error class with a message naming the problem.
+policy (dimension order, up/down with NICs, switched, dragonfly), a random plan (owner-bits
+or packed layout, interleave sets, plain and read-only regions, windows ``r``/``rw`` onto
+chips, host DRAM, sets, regions and NIC registers, grants or none, a heap, default windows
+on or off), random failures, and accesses through the requester's windows, into the heap
+and at region ends. The reference is tests/access_brute.py, written from the docstrings
+(fabric/_access.py ``access``, fabric/_domains.py's protection rules, fabric/_plan.py's
+pinned placement): a linear scan over the domain's windows and the map's regions, the grant
+rules, the CXL interleave formula, and tests/routing_brute.py for the serving chip
+(``memory_server``) and the policy's paths (``policy_paths``). Every access either gives the
+reference's target on one of the policy's paths, or raises the reference's error class with
+a message naming the problem.
 
 A fuzz of the same reference before this file (1,200 plans, ~60 k accesses,
 /work/notes/audit.md) found no access answered wrongly; the refusal of a set a host may
@@ -86,12 +87,13 @@ def plans(draw, f):
     grant_targets = ["*"] + named + chips + hosts + [f"{c}.hbm" for c in chips] + nics
     grants = draw(st.one_of(st.none(), st.lists(st.builds(
         Grant, st.sampled_from(hosts), st.sampled_from(grant_targets),
-        st.sampled_from(["r", "rw"])), min_size=1, max_size=5)))
+        st.sampled_from(["r", "rw"])), max_size=5)))
     heap = draw(st.one_of(st.none(), st.builds(
         SymmetricHeap, st.integers(1, 4).map(lambda k: k * PAGE),
         offset=st.integers(0, 3).map(lambda k: k * PAGE))))
     return AddressPlan(hbm_bytes=HBM, interleave=sets, regions=extra, windows=wins,
                        grants=grants, heap=heap, default_windows=draw(st.booleans()),
+                       layout=draw(st.sampled_from(["owner-bits", "packed"])),
                        limits=DomainLimits(alignment="page", translation_entries=64))
 
 
@@ -100,7 +102,10 @@ def _toml(spec, plan):
     def q(x):
         return f'"{x}"'
 
-    lines = ["[system]", f"topology = {q(spec)}", "[address]", f"hbm_bytes = {plan.hbm_bytes}",
+    # an empty list of grants (nothing but a host's own memory) is a key before any table
+    lines = ["grants = []"] if plan.grants is not None and not plan.grants else []
+    lines += ["[system]", f"topology = {q(spec)}", "[address]", f"layout = {q(plan.layout)}",
+             f"hbm_bytes = {plan.hbm_bytes}",
              f"default_windows = {str(plan.default_windows).lower()}", "[limits]",
              f"alignment = {q(plan.limits.alignment)}",
              f"translation_entries = {plan.limits.translation_entries}"]

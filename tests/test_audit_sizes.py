@@ -18,7 +18,9 @@ def test_one_parser():
     assert _cli_cost.parse_sizes is analysis.parse_sizes is _report.parse_sizes is parse_sizes
 
 
-BAD = ["0", "-1KiB", "1.5", "12 parsecs", "1Kib", "1GiB:1KiB", "1KiB:1GiB:x1",
+# "0" alone: `cofabric cost` answers an empty operation since session 31 (lead 07:30; the
+# report still refuses it: tests/test_runtime_s31_empty.py); a range from 0 both refuse
+BAD = ["0:1KiB", "-1KiB", "1.5", "12 parsecs", "1Kib", "1GiB:1KiB", "1KiB:1GiB:x1",
        "1KiB:1GiB:xnan", "1KiB:1GiB:xinf", "1KiB:1GiB:y2", "1KiB:2KiB:3KiB:4KiB",
        "1KiB:", ":1KiB", "1:1TiB:+1", "1:1TiB:x1.0000001", "1:10:+0", "1:10:+-1",
        ",", "1:1e400"]

@@ -1,20 +1,26 @@
 """An operation of 0 bytes (session 31, runtime; ``analysis.cost``,
 ``analysis._runtime_cost.empty_operation``).
 
-One rule: 0 s exactly where the runtime launches nothing for it, a ValueError naming what it
+One rule: 0 s exactly where the runtime launches nothing for it, an error naming what it
 launches elsewhere. NCCL's ``taskAppend`` (src/enqueue.cc) discards a collective of count 0
 from 2.20.3 (before, the empty collective is a task and its kernel runs) and queues a 0-byte
 send or receive as a task in every release; the ideal runtime has no software; the
 symmetric-memory runtime's collectives are NCCL's symmetric kernels, chosen inside NCCL's
-collective call after the discard. Before session 31 every 0 was refused ("nbytes must be a
+collective call after the discard. A refusal is a NotApplicableError (a SpecError and a
+ValueError: one line at the CLI). Before session 31 every 0 was refused ("nbytes must be a
 finite size > 0 bytes").
 """
+import json
+import re
+import warnings
+
 import numpy as np
 import pytest
+from cli_run import run_cli
 from degrade import built
 
 import fabric
-from analysis import cost, cost_sizes
+from analysis import NotApplicableError, cost, cost_sizes
 
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "broadcast", "reduce")
 P2P = ("send-recv", "all-to-all", "all-to-allv")
@@ -38,8 +44,8 @@ def _zero(op, p):
 def test_zero_bytes_cost_nothing_only_where_nothing_launches(runtime, op, launches):
     f = built("dgx-h100")
     if launches:
-        with pytest.raises(ValueError, match=f"^{op} of 0 bytes under the .* runtime: .*"
-                                             "(launch|no source read)"):
+        with pytest.raises(NotApplicableError, match=f"^{op} of 0 bytes under the .* runtime: "
+                                                     ".*(launch|no source read)"):
             cost(f, op, _zero(op, 8), runtime=runtime)
         return
     r = cost(f, op, _zero(op, 8), runtime=runtime, devices_per_process=4, ops_per_launch=3)
@@ -55,7 +61,7 @@ def test_every_spelling_of_zero_and_the_release_boundary():
     for zero in (0, 0.0, -0.0, np.int64(0), np.float32(0), "0", "0B", "0 KiB"):
         assert cost(f, "all-reduce", zero).time == 0.0
         assert cost(f, "all-reduce", zero, runtime="nccl@2.20.3").time == 0.0
-        with pytest.raises(ValueError, match="NCCL 2.19.4 launches an empty collective"):
+        with pytest.raises(NotApplicableError, match="NCCL 2.19.4 launches an empty"):
             cost(f, "all-reduce", zero, runtime="nccl@2.19.4")
     # still refused: a bool, a negative size, below one byte
     with pytest.raises(TypeError, match="number of bytes"):
@@ -84,3 +90,33 @@ def test_bad_input_is_named_before_the_empty_answer():
     cut = f.without(links=[("chip1", v) for v in f.graph["chip1"]])
     with pytest.raises(fabric.RoutingError, match="chip1 is cut off"):
         cost(cut, "all-reduce", 0, ranks=["chip0", "chip1"], runtime="ideal")
+
+
+def test_a_matrix_of_the_wrong_shape_is_named_before_its_total():
+    # an all-to-allv matrix of zeros of the wrong shape was divided by its total 0 (a numpy
+    # warning) before its shape was named
+    f = built("dgx-h100")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for M in (np.zeros((3, 3)), np.ones((3, 3)), np.zeros((8, 8, 1))):
+            for runtime in ("ideal", "nccl"):
+                with pytest.raises(ValueError, match=r"traffic matrix \(bytes, 8 x 8\) .*"
+                                                     + re.escape(f"shape {M.shape}")):
+                    cost(f, "all-to-allv", M, runtime=runtime)
+
+
+def test_the_cost_command_answers_what_cost_answers():
+    # `cofabric cost --size 0` was refused by the size reader ("size '0' must be > 0 bytes");
+    # now the command prints cost()'s answer; a sweep's sizes (report --sizes) stay > 0
+    rc, out, err = run_cli(["cost", "dgx-h100", "--op", "all-reduce", "--size", "0,1KiB",
+                            "--json"])
+    assert rc == 0 and err == ""
+    first, second = json.loads(out)
+    assert (first["size"], first["algorithm"], first["time"]) == (0, "none", 0.0)
+    assert second["size"] == 1024 and second["time"] > 0
+    rc, out, err = run_cli(["cost", "dgx-h100", "--op", "all-reduce", "--size", "0",
+                            "--runtime", "nccl@2.19.4"])
+    assert rc == 2 and out == "" and err.count("\n") == 1
+    assert "NCCL 2.19.4 launches an empty collective" in err
+    rc, out, err = run_cli(["report", "dgx-h100", "--sizes", "0", "--out", "unused"])
+    assert rc == 2 and "size '0' must be > 0 bytes" in err

@@ -9,9 +9,12 @@ one runtime's p2p rules is never handed to another's.
 """
 import numpy as np
 from degrade import built
-from p2p_groups import group_view
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from p2p_groups import group_view, rank_group
 
 from analysis import _runtime_cost, cost
+from analysis._collectives import _GroupView
 from fabric import runtime
 
 
@@ -49,3 +52,29 @@ def test_plans_are_each_runtime_own():
                 k = index[i, j]
                 assert (values[k], kinds[k]) == (M[i, j], kind[i, j])
                 assert plans[k] == _runtime_cost._p2p_plan(rt, view, M[i, j], True, copy=i == j)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(group=rank_group(["rail:servers=2,gpus=8,chip=h100", "fattree:k=4", "dgx-h100"],
+                        max_ranks=12),
+       release=st.sampled_from(["2.18.3", "2.22.3", "2.28.3", "2.30.7"]), data=st.data())
+def test_each_message_reads_its_own_plan_on_degraded_groups(group, release, data):
+    # every pair of an all-to-allv over a (perhaps degraded) group of one or several nodes:
+    # the plan _p2p_plans hands it is _p2p_plan's for its bytes and its peer (a network
+    # peer, a peer of its node, itself), planned twice on one view (the second from memo)
+    f, _ranks, nodes, idx = group
+    p = len(nodes)
+    M = np.asarray(data.draw(st.lists(st.sampled_from([0.0, 16.0, 4096.0, 40000.0, 3e6]),
+                                      min_size=p * p, max_size=p * p))).reshape(p, p)
+    view = _GroupView(f, "all-to-allv", nodes, idx, None, None, True)
+    same = view.same_node()
+    kind = np.where(np.eye(p, dtype=bool), 2, same.astype(np.int64))
+    rt = runtime(f"nccl@{release}")
+    for _ in range(2):
+        values, kinds, plans, index = _runtime_cost._p2p_plans(rt, view, M, kind)
+        for i in range(p):
+            for j in range(p):
+                k = index[i, j]
+                assert (values[k], kinds[k]) == (M[i, j], kind[i, j])
+                assert plans[k] == _runtime_cost._p2p_plan(rt, view, M[i, j], bool(same[i, j]),
+                                                           copy=i == j)
