@@ -36,9 +36,9 @@ F = topologies.build("torus:2x2")
     (lambda v: topologies.switched(v), SpecError, "n must be an integer"),
     (lambda v: topologies.switched(4, planes=2, links=v), SpecError, "links must be an integer"),
     (lambda v: fabric.Grid((v,)), SpecError, "each value of shape must be an integer"),
-    (lambda v: fabric.access_to(F, 0, 1, size=v), SpecError, "size must be a positive int"),
+    (lambda v: fabric.access_to(F, 0, 1, size=v), TypeError, "size must be a positive int"),
     (lambda v: F.node(v), NodeError, "no node called _Registered"),
-    (lambda v: F.router.loads_grouped([0], [1], 1.0, [0], v), ValueError,
+    (lambda v: F.router.loads_grouped([0], [1], 1.0, [0], v), TypeError,   # session 31
      "n_groups must be an integer"),
 ])
 def test_a_registered_integral_is_refused_by_name(call, error, match):

@@ -131,7 +131,7 @@ def test_counts_of_the_sweep_and_report_helpers_are_ints_numpy_s_too():
     assert analysis.Progress(np.int64(3), quiet=True).total == 3
     assert analysis.sweep(lambda x: 2 * x, [{"x": 1}, {"x": 2}], chunksize=np.int64(1),
                           quiet=True) == [2, 4]
-    with pytest.raises(SpecError, match="--jobs must be an integer >= 1, got 2.5"):
+    with pytest.raises(TypeError, match="--jobs must be an integer >= 1, got --jobs=2.5"):
         processes_for_jobs(2.5)                          # was 2 processes
 
 
