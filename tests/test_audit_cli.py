@@ -181,7 +181,7 @@ BAD = [
     (["export", "nvl72", "/nonexistent/dir/x.graphml"], "No such file"),
     (["export", "nvl72", "x.txt"], "cannot tell the format"),
     (["scaling", "--families", "bogus", "--out", "unused"], "unknown families"),
-    (["scaling", "--sizes", "0", "--out", "unused"], "at least 2"),
+    (["scaling", "--sizes", "0", "--out", "unused"], "chip count >= 2"),
     (["scaling", "--collective-limit", "-1", "--out", "unused"],
      "argument --collective-limit: takes a whole number in ASCII digits 0-9, got '-1'"),
     (["scaling", "--decode-limit", "-5", "--out", "unused"],
