@@ -94,7 +94,7 @@ from fabric import runtime as get_runtime
 from fabric import transport as get_transport
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
-from fabric._units import is_bool, is_int, is_real
+from fabric._units import check_count, is_bool, is_real
 
 from . import _runtime_cost
 from ._bounds import cut_seconds_per_byte, flow_seconds_per_byte
@@ -915,8 +915,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     rt = get_runtime(default_runtime() if runtime is None else runtime)
     for name, v in (("ops_per_launch", ops_per_launch),
                     ("devices_per_process", devices_per_process), ("iterations", iterations)):
-        if not is_int(v) or v < 1:
-            raise SpecError(f"{name} must be an integer >= 1, got {v!r}")
+        check_count(v, name, 1)
     for name, v in (("overlap", overlap), ("blocking", blocking)):
         if not is_bool(v):
             raise TypeError(f"{name} must be True or False, got {v!r}")
@@ -1651,8 +1650,7 @@ def host_launch_delay(gpu_time, host_launch, devices, iterations=20, blocking=Fa
         if v < 0:
             raise SpecError(f"{name} must be >= 0 seconds, got {v!r}")
     for name, v in (("devices", devices), ("iterations", iterations)):
-        if not is_int(v) or v < 1:
-            raise SpecError(f"{name} must be an integer >= 1, got {v!r}")
+        check_count(v, name, 1)
     if not is_bool(blocking):
         raise TypeError(f"blocking must be True or False, got {blocking!r}")
     g, c, n, devices = float(gpu_time), float(host_launch), int(iterations), int(devices)

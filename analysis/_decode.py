@@ -146,7 +146,7 @@ from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, e
 from fabric._memo import fabric_memo
 from fabric._runtime import release_on
 from fabric._schema import MAX_BYTES
-from fabric._units import flag_of, is_int, is_numeral, is_real
+from fabric._units import check_count, flag_of, is_numeral, is_real
 
 from ._collectives import default_runtime
 from ._gemm import (
@@ -169,7 +169,7 @@ from ._gemm_measured import (
     trtllm_mla_bmm_time,
 )
 from ._mla_measured import mla_generation_parameters, mla_generation_time
-from ._models import WEIGHT_FORMATS, check_int, model_config
+from ._models import WEIGHT_FORMATS, model_config
 from ._moe_exchange import check_background
 
 __all__ = [
@@ -1090,10 +1090,8 @@ def expert_activation(experts, k, tokens, skew=0.0):
             math.isfinite(skew) and skew >= 0):
         # a bool is not an exponent (True read as 1), nor is a string
         raise SpecError(f"skew must be a finite number >= 0, got skew={skew!r}")
-    if not is_int(experts) or experts < 1:
-        raise SpecError(f"experts must be an integer >= 1 (routed experts), got "
-                        f"experts={experts!r}")
-    if not is_int(k) or not 0 <= k <= experts:
+    experts = check_count(experts, "experts", 1, "an integer >= 1 (routed experts)")
+    if check_count(k, "k", 0, f"an integer between 0 and experts ({experts})") > experts:
         raise SpecError(f"k must be an integer between 0 and experts ({experts}), got k={k!r}")
     if not is_real(tokens) or not (
             math.isfinite(tokens) and tokens >= 0):
@@ -1281,8 +1279,7 @@ def parse_layout(layout, n_chips):
     if unknown:
         raise SpecError(f"layout: unknown keys {sorted(unknown)}; allowed: tp, dp, ep, etp")
     for key, val in values.items():
-        if not is_int(val) or val < 1:
-            raise SpecError(f"layout: {key} must be an integer >= 1, got {key}={val!r}")
+        check_count(val, key, 1, "an integer >= 1 (a layout's group size)")
     values = {key: int(val) for key, val in values.items()}
     tp = values.get("tp", 1)
     dp = values.get("dp")
@@ -1312,15 +1309,14 @@ def parse_layout(layout, n_chips):
 # -- the instance's chips -------------------------------------------------------------------
 
 def _check_chips(chips):
-    if not is_int(chips) or chips < 1:
-        raise SpecError(f"chips must be an integer >= 1 (chips per instance), got {chips!r}")
-    return int(chips)
+    return check_count(chips, "chips", 1, "an integer >= 1 (chips per instance)")
 
 
 def _check_tp(tp, chips):
-    if not is_int(tp) or tp < 1 or chips % tp:
-        raise SpecError(f"tp must be an integer >= 1 dividing the instance's {chips} chips "
-                        f"(its tensor-parallel group size), got tp={tp!r}")
+    rule = (f"an integer >= 1 dividing the instance's {chips} chips (its tensor-parallel group "
+            "size)")
+    if chips % check_count(tp, "tp", 1, rule):
+        raise SpecError(f"tp must be {rule}, got tp={tp!r}")
     return int(tp)
 
 
@@ -2640,7 +2636,7 @@ def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, t
     ``cuda_graphs`` a bool, Python's or numpy's (TypeError); an unknown model, chip or engine is a SpecError
     whatever the other arguments.
     """
-    tp, tokens = check_int("tp", tp, 1), check_int("tokens", tokens, 1)
+    tp, tokens = check_count(tp, "tp", 1), check_count(tokens, "tokens", 1)
     cuda_graphs = flag_of(cuda_graphs, "cuda_graphs")
     check_engine(engine)
     m, chip = model_config(model), chip_spec(chip)     # named wrongly: refused on every path
@@ -3088,9 +3084,9 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                             f"serving's draft_cost=")
         m = _mtp_block(m)
     chip = fabric_chip(fabric, chip)
-    batch = check_int("batch", batch, 1)
-    context = check_int("context", context, 0)
-    q = check_int("tokens_per_sequence", tokens_per_sequence, 1)
+    batch = check_count(batch, "batch", 1)
+    context = check_count(context, "context", 0)
+    q = check_count(tokens_per_sequence, "tokens_per_sequence", 1)
     if isinstance(overlap, str) and overlap != TWO_BATCH:
         raise SpecError(f"overlap must be a fraction in [0, 1] or {TWO_BATCH!r}, "
                         f"got {overlap!r}")
@@ -3119,7 +3115,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     if not padded:
         graph_batch = batch
     else:
-        graph_batch = check_int("graph_batch", graph_batch, 1)
+        graph_batch = check_count(graph_batch, "graph_batch", 1)
         if graph_batch < batch:
             raise SpecError(f"graph_batch={graph_batch} is smaller than batch={batch}: a padded "
                             f"graph holds at least the real sequences")
@@ -3560,7 +3556,7 @@ def slowest_group_seconds(fabric, op, nbytes, positions, size, **kwargs):
     ``positions`` must be non-empty and a whole number of groups of ``size`` (SpecError).
     """
     positions = tuple(positions)
-    size = check_int("size", size, 1)
+    size = check_count(size, "size", 1)
     if not positions or len(positions) % size:
         raise SpecError(f"slowest_group_seconds: {len(positions)} positions are not a whole, "
                         f"non-zero number of groups of {size}")

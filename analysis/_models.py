@@ -124,28 +124,18 @@ from dataclasses import dataclass
 
 from fabric import MATH_FORMATS, Parameter, SpecError
 from fabric._system import read_text, read_toml
-from fabric._units import is_int, is_real
+from fabric._units import check_count, is_real
 
 __all__ = ["GQA", "INDEX_KEY_BYTES", "MLA", "MODELS", "UNQUANTIZED_PARTS", "WEIGHT_FORMATS",
            "MoEModel", "WeightFormat", "load_model_toml", "model_config"]
 
 
-def check_int(name, value, minimum):
-    """``value`` as a Python int if it is an integer (:func:`fabric._units.is_int`: numpy's
-    too) >= ``minimum``, else a TypeError or SpecError naming ``name``: the models' and the
-    decode model's one count check."""
-    if not is_int(value):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
-    if value < minimum:
-        raise SpecError(f"{name} must be >= {minimum}, got {name}={value}")
-    return int(value)
-
-
 def _set_ints(obj, names, minimum):
-    """Check the int fields ``names`` of the frozen dataclass ``obj`` (:func:`check_int`)
-    and store them as Python ints: a numpy int computes as the int it equals."""
+    """Check the int fields ``names`` of the frozen dataclass ``obj``
+    (:func:`fabric._units.check_count`) and store them as Python ints: a numpy int computes as
+    the int it equals."""
     for f in names:
-        object.__setattr__(obj, f, check_int(f, getattr(obj, f), minimum))
+        object.__setattr__(obj, f, check_count(getattr(obj, f), f, minimum))
 
 
 def _format(name, what):
@@ -229,10 +219,8 @@ class WeightFormat:
                 raise SpecError(f"weight format {self.name!r}: {f} must be a finite number "
                                 f"{rule}, got {v!r}")
             object.__setattr__(self, f, float(v))     # np.float16 would compute as one
-        if not is_int(self.group) or self.group < 1:
-            raise SpecError(f"weight format {self.name!r}: group must be an integer >= 1, "
-                            f"got {self.group!r}")
-        object.__setattr__(self, "group", int(self.group))
+        object.__setattr__(self, "group", check_count(
+            self.group, "group", 1, f"an integer >= 1 (weight format {self.name!r})"))
         if self.math not in MATH_FORMATS:
             raise SpecError(f"weight format {self.name!r}: math must be one of {MATH_FORMATS}, "
                             f"got {self.math!r}")
@@ -750,7 +738,7 @@ class MoEModel:
         >>> round(m.attention_params_per_rank(8) / 1e6, 2), round(m.attention_params / 8 / 1e6, 2)
         (36.64, 23.39)
         """
-        tp = check_int("tp", tp, 1)
+        tp = check_count(tp, "tp", 1)
         if tp == 1:
             return self.attention_params
         rep = self.attention.replicated_params(self.hidden)

@@ -242,7 +242,16 @@ from fabric._exchange import (
 from fabric._failures import require_joined
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
-from fabric._units import flag_of, is_bool, is_int, is_numeral, is_real, items_of, name_list
+from fabric._units import (
+    check_count,
+    flag_of,
+    is_bool,
+    is_int,
+    is_numeral,
+    is_real,
+    items_of,
+    name_list,
+)
 
 from ._collectives import (
     MESSAGE_TECHNOLOGIES,
@@ -304,8 +313,7 @@ def _check_counts(experts, k, ep, nodes):
     ``1 <= ep <= experts``, ``nodes >= 1`` dividing ``ep``: the ranks fill their nodes
     equally), with a SpecError naming the argument."""
     for label, v in (("experts", experts), ("k", k), ("ep", ep), ("nodes", nodes)):
-        if not is_int(v) or v < 1:
-            raise SpecError(f"{label} must be an int >= 1, got {v!r}")
+        check_count(v, label, 1, "an int >= 1")
     if k > experts:
         raise SpecError(f"k={k} experts per token exceed the {experts} experts")
     if ep > experts:
@@ -467,8 +475,7 @@ def expected_max(pmf, n):
     >>> expected_max([0.5, 0.5], 1), expected_max([0.5, 0.5], 2)
     (0.5, 0.75)
     """
-    if not is_int(n) or n < 1:
-        raise ValueError(f"n must be an int >= 1, got {n!r}")
+    n = check_count(n, "n", 1, "an int >= 1")
     probs = [float(p) for p in pmf]
     if not probs or not all(math.isfinite(p) and p >= 0 for p in probs) \
             or abs(sum(probs) - 1) > 1e-9:

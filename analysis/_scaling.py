@@ -352,7 +352,7 @@ def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384)
     ('torus:4x4x4,chip=h100', 64, 32000000000.0)
     """
     from fabric import SpecError
-    from fabric._units import is_int
+    from fabric._units import check_count, is_int
 
     from ._sweep import sweep
 
@@ -363,8 +363,7 @@ def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384)
     if bad:
         raise SpecError(f"sizes are chip counts of at least 2, got {bad}")
     for name, v in (("collective_limit", collective_limit), ("decode_limit", decode_limit)):
-        if not is_int(v) or v < 0:
-            raise SpecError(f"{name} must be a chip count >= 0, got {name}={v!r}")
+        check_count(v, name, 0, "a chip count >= 0")
     points = [{"family": fam, "n": n, "collective_limit": collective_limit,
                "decode_limit": decode_limit, "book": book, "router_limit": router_limit}
               for fam in families for n in sizes]

@@ -118,7 +118,7 @@ import types
 from dataclasses import dataclass
 
 from fabric import Fabric, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
-from fabric._units import flag_of, is_int, is_real, items_of
+from fabric._units import check_count, flag_of, is_int, is_real, items_of
 
 from ._decode import (
     DECODE_HBM_EFFICIENCY,
@@ -549,7 +549,7 @@ class PrefillTime:
 
     def _prompts(self):
         """:attr:`prompts`, checked (a hand-built one may hold anything)."""
-        return _count("prompts", self.prompts, 1, "prompts in one pass")
+        return check_count(self.prompts, "prompts", 1, "an integer >= 1 (prompts in one pass)")
 
     def read(self, tokens):
         """Seconds per prompt a forward pass reads weights when each of its :attr:`prompts`
@@ -685,19 +685,10 @@ class PrefillTime:
         return v + slope * (tokens - 1)
 
 
-def _count(name, value, minimum, what=""):
-    """``value`` as an int if it is an integer (not a bool) ``>= minimum``, else a SpecError
-    naming ``name`` (and ``what`` it counts): the one integer check of this module's inputs."""
-    if not is_int(value) or value < minimum:
-        what = f" ({what})" if what else ""
-        raise SpecError(f"{name} must be an integer >= {minimum}{what}, got {name}={value!r}")
-    return int(value)
-
-
 def _prompt_tokens(tokens):
     """``tokens`` (prompt tokens of a pass) as an int if it is an integer ``>= 0``, else a
     SpecError naming it (a negative count read as negative seconds, nan as nan)."""
-    return _count("tokens", tokens, 0, "prompt tokens")
+    return check_count(tokens, "tokens", 0, "an integer >= 0 (prompt tokens)")
 
 
 def _eager_makespan(segments, launch):
@@ -753,7 +744,7 @@ def eager_pass_seconds(kernel_seconds, *, launch=LAUNCH_OVERHEAD.value, repeat=1
     if any(not (math.isfinite(d) and d >= 0) for d in ds):
         raise SpecError(f"kernel_seconds must be finite numbers of seconds >= 0, got {ds!r}")
     launch = check_number("launch", launch, unit=" seconds")
-    return _eager_makespan([(ds, _count("repeat", repeat, 1))], launch)
+    return _eager_makespan([(ds, check_count(repeat, "repeat", 1))], launch)
 
 
 def _pass_kernel_names(m, lay):
@@ -1149,7 +1140,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
             f"exchange runs through the collective runtime)")
     m = model_config(model)
     chip = fabric_chip(fabric, chip)
-    isl = _count("isl", isl, 1)
+    isl = check_count(isl, "isl", 1)
     launch_overhead = check_number("launch_overhead", launch_overhead, unit=" seconds")
     graph_kernel_overhead = check_number("graph_kernel_overhead", graph_kernel_overhead,
                                          unit=" seconds")
@@ -1325,8 +1316,8 @@ def _admission_cap(budget, isl, draft_length=0):
     0
     """
     for name, v in (("budget", budget), ("isl", isl)):
-        _count(name, v, 1)
-    _count("draft_length", draft_length, 0)
+        check_count(v, name, 1)
+    check_count(draft_length, "draft_length", 0)
     if not _admits_whole(budget, 0, isl):
         return 0
     # the closed form of the rule: cap - 1 others admit the prompt, cap others do not
@@ -1384,7 +1375,7 @@ def vllm_graph_batch(batch, *, max_num_seqs, max_batched_tokens=VLLM_MAX_BATCHED
     """
     for name, v in (("batch", batch), ("max_num_seqs", max_num_seqs),
                     ("max_batched_tokens", max_batched_tokens)):
-        _count(name, v, 1)
+        check_count(v, name, 1)
     top = min(max_num_seqs * 2, VLLM_MAX_CUDAGRAPH_SIZE.value, max_batched_tokens)
     return next((size for size in _vllm_capture_sizes(top) if size >= batch), None)
 
@@ -1463,10 +1454,10 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk, step_launch=0
     step_weights = check_number("step_weights", step_weights, unit=" seconds")
     step_compute = check_number("step_compute", step_compute, unit=" seconds")
     step_launch = check_number("step_launch", step_launch, unit=" seconds")
-    _count("chunk", chunk, 0, "prompt tokens")
+    check_count(chunk, "chunk", 0, "an integer >= 0 (prompt tokens)")
     # a PrefillTime built by hand (as below) is checked as prefill_time's own would hold:
     # isl 0 divided by zero, a negative isl or time gave a negative saving, nan read as 0
-    _count("prefill.isl", prefill.isl, 1, "prompt tokens")
+    check_count(prefill.isl, "prefill.isl", 1, "an integer >= 1 (prompt tokens)")
     for name in ("compute", "weights", "expert_weights", "boundary"):
         check_number(f"prefill.{name}", getattr(prefill, name), unit=" seconds")
     if prefill.expert_weights > prefill.weights:
@@ -1755,7 +1746,7 @@ def _speculative_setting(setting):
     except (TypeError, ValueError):
         raise SpecError(f"a speculative setting is a (draft_length, acceptance) pair, got "
                         f"{setting!r}") from None
-    _count("draft_length", k, 0)
+    check_count(k, "draft_length", 0)
     k, a = int(k), check_fraction("acceptance", a, 0, 1)
     expected_accepted_tokens(k, a)                   # validates the ranges
     return k, a
@@ -1798,7 +1789,7 @@ def expected_cycles(osl, draft_length, acceptance):
     >>> round(expected_cycles(1024, 3, 0.8), 2)
     347.3
     """
-    osl = _count("osl", osl, 0)
+    osl = check_count(osl, "osl", 0)
     k, a = _speculative_setting((draft_length, acceptance))
     return _expected_cycles(osl, k, a)
 
@@ -2005,7 +1996,7 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
                 kv_inflow=kv_inflow)
     k, a = _speculative_setting(
         (draft_length, MTP_ACCEPTANCE.value if acceptance is None else acceptance))
-    batch = _count("batch", batch, 1)
+    batch = check_count(batch, "batch", 1)
     if batch < fr.micro:
         raise SpecError(f"micro_batches={fr.micro} exceeds batch={batch}: each micro-batch "
                         f"needs at least one sequence")
@@ -2366,7 +2357,7 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
         raise SpecError(f"input_lens and output_lens must have one entry per request, got "
                         f"{len(ins)} and {len(outs)}")
     for name, v in (("concurrency", concurrency), ("max_batched_tokens", max_batched_tokens)):
-        _count(name, v, 1)
+        check_count(v, name, 1)
     concurrency, budget = int(concurrency), int(max_batched_tokens)
     if max(outs) < 2:
         raise SpecError("no request has a second output token: TPOT (latency - TTFT) / "
@@ -2533,7 +2524,7 @@ class _Sweep:
                  usable_hbm, decode_kwargs, context=None, micro_batches=1, adp_balance=False,
                  max_batched_tokens=None, kv_inflow=False):
         for name, v in (("isl", isl), ("osl", osl)):
-            _count(name, v, 1)
+            check_count(v, name, 1)
         isl, osl = int(isl), int(osl)
         _check_choice("mode", mode, MODES)
         _check_choice("definition", definition, tuple(DEFINITIONS))
@@ -2556,9 +2547,7 @@ class _Sweep:
                     else prefill_efficiency)
         self.kw = decode_kwargs
         self.chip = fabric_chip(fabric, decode_kwargs.get("chip"))
-        if not is_int(micro_batches) or micro_batches < 1:
-            raise SpecError(f"micro_batches must be an integer >= 1, got {micro_batches!r}")
-        micro_batches = int(micro_batches)
+        micro_batches = check_count(micro_batches, "micro_batches", 1)
         if decode_kwargs.get("overlap") == TWO_BATCH and micro_batches != 2:
             raise SpecError(f"overlap={TWO_BATCH!r} is the schedule of two micro-batches; "
                             f"pass micro_batches=2 (cofabric serve --micro-batches 2), "
@@ -2575,20 +2564,19 @@ class _Sweep:
         self.kv_inflow = kv_inflow
         if max_batched_tokens is None:
             self.budget = step_budget(decode_kwargs.get("engine"))
-        elif not is_int(max_batched_tokens) or max_batched_tokens < 1:
-            raise SpecError(f"max_batched_tokens must be an integer >= 1 or None (the "
-                            f"engine's default), got max_batched_tokens={max_batched_tokens!r}")
-        elif step_budget(decode_kwargs.get("engine")) is None:
-            raise SpecError(f"max_batched_tokens is a budget of an engine that runs decodes "
-                            f"and prompt chunks in one step ({', '.join(MIXED_STEP_BUDGET)}); "
-                            f"engine {decode_kwargs.get('engine')!r} runs prompts on their own")
         else:
-            self.budget = int(max_batched_tokens)
+            self.budget = check_count(max_batched_tokens, "max_batched_tokens", 1,
+                                      "an integer >= 1 or None (the engine's default)")
+            if step_budget(decode_kwargs.get("engine")) is None:
+                raise SpecError(f"max_batched_tokens is a budget of an engine that runs decodes "
+                                f"and prompt chunks in one step ({', '.join(MIXED_STEP_BUDGET)}); "
+                                f"engine {decode_kwargs.get('engine')!r} runs prompts on their "
+                                f"own")
         engine = decode_kwargs.get("engine") or _default_engine()
         # an engine that runs prompts only whole, beside decodes, on these GPUs
         self.whole_prompts = (mode == "aggregated" and self.budget is not None
                               and not CHUNKED_PREFILL.get(engine, True))
-        self.context = isl + osl // 2 if context is None else _count("context", context, 0)
+        self.context = isl + osl // 2 if context is None else check_count(context, "context", 0)
         self.full = max(isl + osl, self.context)
         # the prefill's collectives are costed as the decode steps' are (one helper, and
         # decode's rule for the engine's default collective)
@@ -3041,10 +3029,8 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     if not spec:
         raise SpecError("speculative must name at least one setting, e.g. ((0, 0.0),)")
     keep_all = flag_of(keep_all, "keep_all")
-    if not is_int(n_batches) or n_batches < 2:
-        raise SpecError(f"n_batches must be an integer >= 2 (the thinned grid keeps the "
-                        f"smallest and the largest batch; pass batches= for one), got "
-                        f"n_batches={n_batches!r}")
+    check_count(n_batches, "n_batches", 2, "an integer >= 2 (the thinned grid keeps the "
+                "smallest and the largest batch; pass batches= for one)")
     listed = None if layouts is None else items_of(layouts)
     if listed is not None:              # a sequence (a string is one layout: refused below)
         layouts = listed

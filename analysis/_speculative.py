@@ -27,7 +27,7 @@ Examples
 from dataclasses import dataclass
 
 from fabric import SpecError
-from fabric._units import is_int
+from fabric._units import check_count
 
 from ._decode import check_fraction, check_number, decode_step
 
@@ -37,9 +37,7 @@ __all__ = ["SpeculativeResult", "expected_accepted_tokens", "speculative_decode"
 
 def _check_k(k):
     # numpy integers are integers (taken as plain ints); a bool is not a length
-    if not is_int(k) or k < 0:
-        raise SpecError(f"draft_length must be an integer >= 0, got draft_length={k!r}")
-    return int(k)
+    return check_count(k, "draft_length", 0)
 
 
 def expected_accepted_tokens(draft_length, acceptance):

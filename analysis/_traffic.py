@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from fabric import NodeError, SpecError
-from fabric._units import is_bool, is_int, is_real
+from fabric._units import check_count, is_bool, is_int, is_real
 
 __all__ = ["TRAFFIC", "LinkLoads", "TrafficMatrix", "link_loads",
            "traffic"]
@@ -202,8 +202,7 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
     if nbytes > _MAX_BYTES:
         # the matrix's sums and link loads must stay finite floats
         raise SpecError(f"nbytes must be at most 2**63 bytes, got {nbytes!r}")
-    if not is_int(seed) or seed < 0:
-        raise SpecError(f"seed must be an int >= 0, got {seed!r}")
+    check_count(seed, "seed", 0)
     if name == "all-to-all":
         return TrafficMatrix("all-to-all", n, fill=nbytes)
     M = np.zeros((n, n))
@@ -212,8 +211,7 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
         M[np.arange(n), p] = nbytes
         label = f"permutation(seed={seed})"
     elif name == "shift":
-        if not is_int(shift):
-            raise SpecError(f"shift must be an int, got {shift!r}")
+        check_count(shift, "shift", None)
         M[np.arange(n), (np.arange(n) + shift) % n] = nbytes
         label = f"shift({shift})"
     elif name == "hotspot":
@@ -244,8 +242,7 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
 def _moe(n, nbytes, seed, experts, top_k, tokens, skew, placement):
     E = 8 * n if experts is None else experts
     for value, what in ((E, "experts"), (top_k, "top_k"), (tokens, "tokens")):
-        if not is_int(value) or value < 1:
-            raise SpecError(f"{what} must be a positive int, got {value!r}")
+        check_count(value, what, 1)
     if top_k > E:
         raise SpecError(f"top_k={top_k} must not exceed experts={E}")
     if not np.isfinite(skew) or skew < 0:

@@ -103,7 +103,7 @@ from dataclasses import dataclass
 
 from ._errors import SpecError
 from ._params import Parameter
-from ._units import GB, TB, GiB, is_int, is_real, items_of
+from ._units import GB, TB, GiB, check_count, is_real, items_of
 
 __all__ = ["CHIPS", "GENERATIONS", "MATH_FORMATS", "ChipSpec", "chip_spec"]
 
@@ -171,10 +171,8 @@ class ChipSpec:
     def __post_init__(self):
         # a figure of the wrong kind or out of range failed deep inside a model (a string) or
         # was silently read (True as 1 B/s, a negative HBM size)
-        if not is_int(self.hbm_bytes) or self.hbm_bytes < 1:
-            raise SpecError(f"chip {self.name!r}: hbm_bytes must be an integer >= 1, got "
-                            f"{self.hbm_bytes!r}")
-        object.__setattr__(self, "hbm_bytes", int(self.hbm_bytes))
+        object.__setattr__(self, "hbm_bytes", check_count(
+            self.hbm_bytes, "hbm_bytes", 1, f"an integer >= 1 (chip {self.name!r})"))
         for field, unit in (("hbm_bandwidth", "B/s"), ("peak_flops", "FLOP/s"),
                             ("reduce_rate", "B/s")):
             v = getattr(self, field)
@@ -204,10 +202,8 @@ class ChipSpec:
         flops["bf16"] = self.peak_flops
         object.__setattr__(self, "tensor_flops",
                            tuple((f, flops[f]) for f in MATH_FORMATS if f in flops))
-        if not is_int(self.grace_gpus) or self.grace_gpus < 0:
-            raise SpecError(f"chip {self.name!r}: grace_gpus must be an integer >= 0, got "
-                            f"{self.grace_gpus!r}")
-        object.__setattr__(self, "grace_gpus", int(self.grace_gpus))
+        object.__setattr__(self, "grace_gpus", check_count(
+            self.grace_gpus, "grace_gpus", 0, f"an integer >= 0 (chip {self.name!r})"))
         if self.generation is not None and self.generation not in GENERATIONS:
             raise SpecError(f"chip {self.name!r}: generation must be 'hopper', 'blackwell' or "
                             f"None, got {self.generation!r}")

@@ -212,7 +212,7 @@ from ._errors import SpecError
 from ._params import Parameter
 from ._runtime import runtime
 from ._tech import link_tech
-from ._units import flag_of, is_bool, is_int, is_real, items_of
+from ._units import check_count, flag_of, is_bool, is_int, is_real, items_of
 
 __all__ = ["EXCHANGE_BLOCK_RATE", "EXCHANGE_KERNELS", "EXCHANGE_LATENCY", "EXCHANGE_NIC_EFFICIENCY",
            "EXCHANGE_SYNC", "ExchangeKernel", "exchange_kernel", "peer_access_latency"]
@@ -759,8 +759,9 @@ _PHASES = ("dispatch", "combine")
 
 def _phase_index(phase):
     """``phase`` (0 dispatch, 1 combine) checked: a clear error for anything else."""
-    if not is_int(phase) or phase not in (0, 1):
-        raise SpecError(f"phase must be 0 (dispatch) or 1 (combine), got {phase!r}")
+    rule = "0 (dispatch) or 1 (combine)"
+    if check_count(phase, "phase", 0, rule) > 1:
+        raise SpecError(f"phase must be {rule}, got phase={phase!r}")
     return int(phase)
 
 
@@ -798,8 +799,9 @@ def received_copies(sent, k, ep):
 def rank_counts(counts, ep, name="tokens"):
     """The tokens each of ``ep`` EP ranks holds, as a tuple of ints, from ``counts``: a
     sequence of ``ep`` ints >= 0 (a rank with 0 holds none: it sends nothing, but holds
-    experts), at least one of them > 0. A SpecError names what is wrong (``name`` the
-    argument's).
+    experts), at least one of them > 0. What is wrong is named (``name`` the argument's): a
+    TypeError for what is no sequence or a count of another kind, a SpecError for a wrong
+    length or value (:func:`fabric._units.check_count`).
 
     >>> rank_counts([2, 0, 1], 3), rank_counts(range(3), 3)
     ((2, 0, 1), (0, 1, 2))
@@ -807,21 +809,23 @@ def rank_counts(counts, ep, name="tokens"):
     Traceback (most recent call last):
     ...
     fabric.SpecError: tokens must list the tokens of each of the 3 EP ranks, got 2 counts: [2, 0]
+    >>> rank_counts([2, 1.5], 2)
+    Traceback (most recent call last):
+    ...
+    TypeError: tokens[1] must be an int >= 0 (EP rank 1's tokens), got tokens[1]=1.5 (a float)
     """
     got = items_of(counts)
     if got is None:
-        raise SpecError(f"{name} must be a sequence of the {ep} EP ranks' token counts, "
+        raise TypeError(f"{name} must be a sequence of the {ep} EP ranks' token counts, "
                         f"got {counts!r}")
     if len(got) != ep:
         raise SpecError(f"{name} must list the tokens of each of the {ep} EP ranks, got "
                         f"{len(got)} counts: {counts!r}")
-    for i, c in enumerate(got):
-        if not is_int(c) or c < 0:
-            raise SpecError(f"{name} must hold ints >= 0 (a rank's tokens), got {c!r} for EP "
-                            f"rank {i}")
+    got = tuple(check_count(c, f"{name}[{i}]", 0, f"an int >= 0 (EP rank {i}'s tokens)")
+                for i, c in enumerate(got))
     if not any(got):
         raise SpecError(f"{name} must give at least one EP rank a token, got {ep} zeros")
-    return tuple(int(c) for c in got)
+    return got
 
 
 def held_counts(tokens, ep, sources=None, name="tokens"):
@@ -832,8 +836,9 @@ def held_counts(tokens, ep, sources=None, name="tokens"):
     none), or ``tokens`` a sequence of each rank's count (:func:`rank_counts`; ``sources``
     then None). The one conversion of the two spellings: ``analysis.moe_exchange``,
     :meth:`ExchangeKernel.receive_walk` and ``analysis._moe_exchange.busiest_token`` read the
-    busiest rank's tokens (``max``) and the tokens sent in all (``sum``) from it. A SpecError
-    names what is wrong (``name`` the argument's).
+    busiest rank's tokens (``max``) and the tokens sent in all (``sum``) from it. What is
+    wrong is named (``name`` the argument's): a value of another kind a TypeError, a wrong
+    value a SpecError (:func:`fabric._units.check_count`).
 
     >>> held_counts(3, 4), held_counts(3, 4, 2), held_counts(3, 4, [3, 1])
     ((3, 3, 3, 3), (3, 3, 0, 0), (0, 3, 0, 3))
@@ -842,34 +847,38 @@ def held_counts(tokens, ep, sources=None, name="tokens"):
     >>> held_counts(3, 4, [4])
     Traceback (most recent call last):
     ...
-    fabric.SpecError: sources must be an int from 1 to the 4 EP ranks (the first that many hold tokens) or the positions 0..3 of those that do, each once; got [4]
+    fabric.SpecError: sources must be an int from 1 to the 4 EP ranks (the first that many hold tokens) or the positions 0..3 of those that do, each once, got sources=[4]
+    >>> held_counts(3, 4, 2.0)
+    Traceback (most recent call last):
+    ...
+    TypeError: sources must be an int from 1 to the 4 EP ranks (the first that many hold tokens) or the positions 0..3 of those that do, each once, got sources=2.0 (a float)
     """
-    if not is_int(ep) or ep < 1:
-        raise SpecError(f"ep must be an int >= 1, got {ep!r}")
+    ep = check_count(ep, "ep", 1, "an int >= 1")
     counts = items_of(tokens)
     if counts is not None:
         if sources is not None:
             raise SpecError(f"sources must be None where {name} lists each EP rank's tokens "
                             f"(a rank with 0 holds none), got sources={sources!r}")
         return rank_counts(counts, ep, name)
-    if not is_int(tokens) or tokens < 1:
-        raise SpecError(f"{name} must be an int >= 1 or a sequence of the {ep} EP ranks' token "
-                        f"counts, got {tokens!r}")
-    why = (f"sources must be an int from 1 to the {ep} EP ranks (the first that many hold "
-           f"tokens) or the positions 0..{ep - 1} of those that do, each once; got {sources!r}")
+    tokens = check_count(tokens, name, 1,
+                         f"an int >= 1 or a sequence of the {ep} EP ranks' token counts")
+    rule = (f"an int from 1 to the {ep} EP ranks (the first that many hold tokens) or the "
+            f"positions 0..{ep - 1} of those that do, each once")
     if sources is None:
-        held = range(ep)
-    elif is_int(sources):
-        if not 1 <= sources <= ep:
-            raise SpecError(why)
-        held = range(int(sources))
+        return (tokens,) * ep
+    pos = items_of(sources)
+    if pos is None:
+        first = check_count(sources, "sources", 1, rule)
+        if first > ep:
+            raise SpecError(f"sources must be {rule}, got sources={first}")
+        held = range(first)
     else:
-        pos = items_of(sources)
-        if not pos or not all(is_int(i) and 0 <= i < ep for i in pos) \
-                or len(set(pos)) != len(pos):
-            raise SpecError(why)
-        held = {int(i) for i in pos}
-    return tuple(int(tokens) if r in held else 0 for r in range(ep))
+        pos = [check_count(p, f"sources[{i}]", 0, f"a position 0..{ep - 1} of the EP ranks")
+               for i, p in enumerate(pos)]
+        if not pos or max(pos) >= ep or len(set(pos)) != len(pos):
+            raise SpecError(f"sources must be {rule}, got sources={sources!r}")
+        held = set(pos)
+    return tuple(tokens if r in held else 0 for r in range(ep))
 
 
 #: Lanes of one warp (CUDA's ``warpSize``): a loop over the EP ranks run by one warp, one
@@ -885,9 +894,7 @@ def lane_passes(ep):
     >>> lane_passes(8), lane_passes(32), lane_passes(33), lane_passes(64), lane_passes(128)
     (0, 0, 1, 1, 3)
     """
-    if not is_int(ep) or ep < 1:
-        raise SpecError(f"ep must be an int >= 1, got {ep!r}")
-    return -(-int(ep) // WARP_LANES) - 1
+    return -(-check_count(ep, "ep", 1, "an int >= 1") // WARP_LANES) - 1
 
 
 # an optional field that is priced only with another one set: (field, the field it needs, what
@@ -1244,15 +1251,11 @@ class ExchangeKernel:
         for field in ("forwarding", "scale_out", "pipelined", "local_copy", "staging_copy",
                       "send_staging", "block_per_token"):   # 'no' or 1 would be read as True
             object.__setattr__(self, field, flag_of(getattr(self, field), field))
-        v = self.message_header
-        if not is_int(v) or v < 0:
-            raise SpecError(f"message_header must be an int of bytes >= 0, got {v!r}")
+        check_count(self.message_header, "message_header", 0, "an int of bytes >= 0")
         if self.forwarding and self.dedup != "node":
             raise SpecError("forwarding needs dedup='node' (one network copy per node)")
         for field in ("pull_threads", "pull_vector"):
-            v = getattr(self, field)
-            if not is_int(v) or v < 0:
-                raise SpecError(f"{field} must be an int >= 0, got {v!r}")
+            check_count(getattr(self, field), field, 0, "an int >= 0")
         if bool(self.pull_threads) != bool(self.pull_vector):
             raise SpecError("pull_threads and pull_vector are both set (a pulling combine) or "
                              "both 0")
@@ -1321,9 +1324,7 @@ class ExchangeKernel:
                              f"{sorted(EXCHANGE_LATENCY)}, n an int >= 1, got {v!r}")
         for field in ("combine_blocks", "reduce_elements", "put_vector", "send_grid",
                       "receive_vector", "walk_slot_bytes"):
-            v = getattr(self, field)
-            if not is_int(v) or v < 0:
-                raise SpecError(f"{field} must be an int >= 0, got {v!r}")
+            check_count(getattr(self, field), field, 0, "an int >= 0")
         for field, what in (("stage_vector", "dispatch, combine bytes per staging round"),
                             ("count_grid", "warps per block, most blocks")):
             v = getattr(self, field)
@@ -1335,10 +1336,8 @@ class ExchangeKernel:
                         or any(x not in ("", "each", "last") for x in v)):
             raise SpecError(f"qp_signals must be () or two of '', 'each', 'last' (dispatch, "
                              f"combine), got {v!r}")
-        v = self.qp_per_peer
-        if not is_int(v) or v < 0:
-            raise SpecError(f"qp_per_peer must be an int >= 0, got {v!r}")
-        if "each" in self.qp_signals and not v:
+        check_count(self.qp_per_peer, "qp_per_peer", 0, "an int >= 0")
+        if "each" in self.qp_signals and not self.qp_per_peer:
             raise SpecError("qp_signals 'each' needs qp_per_peer (the queue pairs a rank's "
                              "messages to one peer spread over)")
         for field, need, what in _FIELD_NEEDS:
@@ -1377,8 +1376,8 @@ class ExchangeKernel:
                     raise SpecError(f"the {phase}'s cycles name {name} twice")
                 seen.add(name)
                 parts = _CYCLE_COUNTS[name].parts
-                if not parts and (not is_int(value) or value < 0):
-                    raise SpecError(f"{name} must be an int >= 0, got {value!r}")
+                if not parts:
+                    check_count(value, name, 0, "an int >= 0")
                 if parts and value != () and (
                         not isinstance(value, tuple) or len(value) != len(parts) or any(
                             not is_int(x) or x < 0 for x in value)):
@@ -1414,7 +1413,7 @@ class ExchangeKernel:
         >>> k.with_cycles(2, claim_cycles=1)
         Traceback (most recent call last):
         ...
-        fabric.SpecError: phase must be 0 (dispatch) or 1 (combine), got 2
+        fabric.SpecError: phase must be 0 (dispatch) or 1 (combine), got phase=2
         """
         phase = _phase_index(phase)
         table = dict(self.cycles[phase])
@@ -1623,8 +1622,7 @@ class ExchangeKernel:
         if not self.cycle("walk_wrap_cycles", 0):
             return 0
         for name, v in (("experts", experts), ("ep", ep)):
-            if not is_int(v) or v < 1:
-                raise SpecError(f"{name} must be an int >= 1, got {v!r}")
+            check_count(v, name, 1, "an int >= 1")
         return max(int(experts) // int(ep), 1) - 1
 
     def receive_rounds(self, nbytes):
@@ -1660,10 +1658,8 @@ class ExchangeKernel:
         """
         if not self.walk_slot_bytes:
             return 0
-        w = walk_slots
-        if not is_int(w) or w < 0:
-            raise SpecError(f"walk_slots must be an int >= 0, got {walk_slots!r}")
-        return -(-(int(w) + 1) * self.walk_slot_bytes // int(EXCHANGE_L1_SECTOR.value)) - 1
+        w = check_count(walk_slots, "walk_slots", 0, "an int >= 0")
+        return -(-(w + 1) * self.walk_slot_bytes // int(EXCHANGE_L1_SECTOR.value)) - 1
 
     def send_walk(self, tokens):
         """Tokens the dispatch's send loop walks before the block holding the last token
@@ -1808,14 +1804,10 @@ class ExchangeKernel:
                  "count_passes": 0.0 if loadstore else float(count_passes),
                  "walk_sectors": float(self.walk_sectors(walk_slots)),
                  "walk_slot_hits": float(walk_slots - self.walk_sectors(walk_slots))}
-        if not is_int(payloads) or payloads < 1:
-            raise SpecError(f"payloads must be an int >= 1, got {payloads!r}")
-        if not is_int(slots) or slots < 1:
-            raise SpecError(f"slots must be an int >= 1 (the token's top-k), got {slots!r}")
-        if not is_int(walk_wraps) or walk_wraps < 0:
-            raise SpecError(f"walk_wraps must be an int >= 0, got {walk_wraps!r}")
-        if not is_int(count_passes) or count_passes < 0:
-            raise SpecError(f"count_passes must be an int >= 0, got {count_passes!r}")
+        check_count(payloads, "payloads", 1, "an int >= 1")
+        check_count(slots, "slots", 1, "an int >= 1 (the token's top-k)")
+        check_count(walk_wraps, "walk_wraps", 0, "an int >= 0")
+        check_count(count_passes, "count_passes", 0, "an int >= 0")
         times["further_slots"] = float(slots - 1)
         times["further_payloads"] = float(payloads - 1)
         times["further_ranks"] = max(float(ranks) - 1.0, 0.0)

@@ -45,7 +45,7 @@ import numpy as np
 from ._errors import RoutingError, SpecError
 from ._params import Parameter
 from ._tech import TECHNOLOGIES
-from ._units import flag_of, is_int, is_real
+from ._units import check_count, flag_of, is_real
 
 __all__ = ["NATIVE", "TRANSPORTS", "Transport", "loadstore_domains", "loadstore_reaches", "reach",
            "sends_messages", "transport", "transports_for"]
@@ -140,18 +140,16 @@ class Transport:
             if not (is_real(v) and math.isfinite(v) and v >= 0):     # True is no 1 s
                 raise SpecError(f"{f} must be a finite time >= 0 in seconds, got {v!r}")
             object.__setattr__(self, f, float(v))
-        if not (is_int(self.max_payload) and self.max_payload > 0):
-            raise SpecError(f"max_payload must be a positive int of bytes, got "
-                             f"{self.max_payload!r}")
-        if not (is_int(self.header) and self.header >= 0):
-            raise SpecError(f"header must be an int of bytes >= 0, got {self.header!r}")
+        # a count of the wrong kind is a TypeError, one out of range a SpecError
+        object.__setattr__(self, "max_payload", check_count(
+            self.max_payload, "max_payload", 1, "a positive int of bytes"))
+        object.__setattr__(self, "header", check_count(
+            self.header, "header", 0, "an int of bytes >= 0"))
         v = self.copy_bandwidth
         if not (is_real(v) and math.isfinite(v) and v > 0):
             raise SpecError(f"copy_bandwidth must be a finite number > 0 of B/s, got {v!r}")
-        # numpy's ints are counts: kept as the Python ints (and floats) they equal, so a
+        # numpy's numbers kept as the Python ones they equal (check_count's ints too), so a
         # packet count of np.uint8 cannot wrap
-        object.__setattr__(self, "max_payload", int(self.max_payload))
-        object.__setattr__(self, "header", int(self.header))
         object.__setattr__(self, "copy_bandwidth", float(v))
         object.__setattr__(self, "bounce", flag_of(self.bounce, "bounce"))
 

@@ -492,6 +492,36 @@ def is_int(x):
     return type(x).__module__ == "numpy" and isinstance(x, numbers.Integral)
 
 
+def check_count(value, name, minimum=0, rule=None, *, error=SpecError):
+    """``value`` as a Python int if it is an integer (:func:`is_int`: numpy's too, not a bool)
+    ``>= minimum`` (any integer with ``minimum=None``): the packages' one count check. STYLE's rule: a value of another kind (a
+    float, a string, a bool) is a TypeError, an integer out of range an ``error`` (SpecError, a
+    ValueError), each saying "``name`` must be ``rule``, got ``name``=value"; ``rule`` defaults
+    to "an integer >= ``minimum``" (a caller with a further bound says it, e.g. "an integer
+    >= 1 (routed experts)").
+
+    >>> import numpy as np
+    >>> check_count(np.int64(8), "batch", 1)
+    8
+    >>> check_count(2.5, "batch", 1)
+    Traceback (most recent call last):
+    ...
+    TypeError: batch must be an integer >= 1, got batch=2.5 (a float)
+    >>> check_count(0, "batch", 1)
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: batch must be an integer >= 1, got batch=0
+    """
+    if rule is None:
+        rule = "an integer" if minimum is None else f"an integer >= {minimum}"
+    if not is_int(value):
+        raise TypeError(f"{name} must be {rule}, got {name}={show_value(value)} "
+                        f"(a {type(value).__name__})")
+    if minimum is not None and value < minimum:
+        raise error(f"{name} must be {rule}, got {name}={show_value(value)}")
+    return int(value)
+
+
 def is_real(x):
     """True for a real number: Python's and numpy's ints and floats and any other
     :class:`numbers.Real` (a Fraction); False for a bool, Python's or numpy's (a flag is not a

@@ -129,7 +129,7 @@ BAD = [
     # decode: names, layouts, fractions, NaN/inf
     (["decode", "sd200-ultra", "--model", "bogus"], "unknown model 'bogus'"),
     (["decode", "sd200-ultra", "--model", "/nonexistent.toml"], "No such file"),
-    (["decode", "sd200-ultra", "--model", "kimi-k2", "--batch", "0"], "batch must be >= 1"),
+    (["decode", "sd200-ultra", "--model", "kimi-k2", "--batch", "0"], "batch must be an integer >= 1"),
     (["decode", "sd200-ultra", "--model", "kimi-k2", "--context", "-5"], "context"),
     (["decode", "sd200-ultra", "--model", "kimi-k2", "--layout", "tp=3"], "does not divide"),
     (["decode", "sd200-ultra", "--model", "kimi-k2", "--layout", "bogus"], "cannot read 'bogus'"),
@@ -357,8 +357,10 @@ def test_traffic_refuses_fractional_hot_ranks_and_negative_seeds():
         analysis.traffic(8, "hotspot", 1.0, hot=[1.5])       # was truncated to rank 1
     with pytest.raises(fabric.NodeError, match="integer ranks"):
         analysis.traffic(8, "hotspot", 1.0, hot=[True])
-    for seed in (-1, 1.5, "x", True):
-        with pytest.raises(fabric.SpecError, match="seed"):
+    # a wrong kind is a TypeError, a wrong value a SpecError (lead, session 31)
+    for seed, error in ((-1, fabric.SpecError), (1.5, TypeError), ("x", TypeError),
+                        (True, TypeError)):
+        with pytest.raises(error, match="seed"):
             analysis.traffic(8, "permutation", 1.0, seed=seed)
     assert analysis.traffic(8, "hotspot", 1.0, hot=3).total == 8.0
 

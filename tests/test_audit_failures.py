@@ -295,10 +295,10 @@ def test_more_commands_do_not_depend_on_the_hash_seed():
 # -- new public API of session 6: bad input by name -------------------------------------------
 
 @pytest.mark.parametrize("kwargs, error, match", [
-    ({"tp": 0}, ValueError, "tp must be >= 1"), ({"tp": -1}, ValueError, "tp must be >= 1"),
+    ({"tp": 0}, ValueError, "tp must be an integer >= 1"), ({"tp": -1}, ValueError, "tp must be an integer >= 1"),
     ({"tp": 2.5}, TypeError, "tp must be an int"), ({"tp": True}, TypeError, "tp must be an int"),
     ({"tp": float("nan")}, TypeError, "tp must be an int"),
-    ({"tokens": 0}, ValueError, "tokens must be >= 1"),
+    ({"tokens": 0}, ValueError, "tokens must be an integer >= 1"),
     ({"tokens": 1.5}, TypeError, "tokens must be an int"),
     ({"cuda_graphs": "no"}, TypeError, "cuda_graphs must be True or False"),
 ])

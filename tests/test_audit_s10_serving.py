@@ -76,13 +76,15 @@ def test_pdl_is_off_only_for_the_steps_that_run_without_a_graph():
     assert getattr(fr, "points", fr)
 
 
-@pytest.mark.parametrize("field, value", [
-    ("isl", 0), ("isl", -5), ("isl", 2.5), ("isl", True),
-    ("compute", float("nan")), ("compute", -1.0), ("weights", -0.1), ("weights", float("inf")),
+@pytest.mark.parametrize("field, value, error", [
+    ("isl", 0, SpecError), ("isl", -5, SpecError), ("isl", 2.5, TypeError),
+    ("isl", True, TypeError),   # a count of the wrong kind: TypeError (lead, session 31)
+    ("compute", float("nan"), SpecError), ("compute", -1.0, SpecError),
+    ("weights", -0.1, SpecError), ("weights", float("inf"), SpecError),
 ])
-def test_shared_weight_read_names_a_malformed_prefill(field, value):
+def test_shared_weight_read_names_a_malformed_prefill(field, value, error):
     # before: isl 0 a ZeroDivisionError, isl -5 a saving of -1.0 s, nan compute 0.0 silently
     good = {"isl": 100, "flops": 0.0, "compute": 0.5, "weights": 0.1, "comm": 0.0, "total": 0.6}
     assert shared_weight_read(PrefillTime(**good), 0.02, 0.001, 10) >= 0
-    with pytest.raises(SpecError, match=f"prefill.{field} must be"):
+    with pytest.raises(error, match=f"prefill.{field} must be"):
         shared_weight_read(PrefillTime(**{**good, field: value}), 0.02, 0.001, 10)

@@ -27,23 +27,24 @@ def hgx():
     return topologies.build("hgx-h200")
 
 
-@pytest.mark.parametrize("setting, match", [
-    ((1.5, 0.8), "draft_length must be an integer >= 0, got draft_length=1.5"),
-    ((True, 0.8), "draft_length must be an integer >= 0, got draft_length=True"),
-    (("3", 0.8), "draft_length must be an integer >= 0, got draft_length='3'"),
-    ((1, "0.8"), "acceptance must be in \\[0, 1\\], got acceptance='0.8'"),
-    (1, "a speculative setting is a \\(draft_length, acceptance\\) pair, got 1"),
+@pytest.mark.parametrize("setting, error, match", [
+    ((1.5, 0.8), TypeError, "draft_length must be an integer >= 0, got draft_length=1.5"),
+    ((True, 0.8), TypeError, "draft_length must be an integer >= 0, got draft_length=True"),
+    (("3", 0.8), TypeError, "draft_length must be an integer >= 0, got draft_length='3'"),
+    ((1, "0.8"), SpecError, "acceptance must be in \\[0, 1\\], got acceptance='0.8'"),
+    (1, SpecError, "a speculative setting is a \\(draft_length, acceptance\\) pair, got 1"),
 ])
-def test_a_speculative_setting_is_never_rounded(hgx, setting, match):
-    # before: int(1.5) and int(True) ran draft length 1 silently; int("3") ran 3
-    with pytest.raises(SpecError, match=match):
+def test_a_speculative_setting_is_never_rounded(hgx, setting, error, match):
+    # before: int(1.5) and int(True) ran draft length 1 silently; int("3") ran 3. A count of
+    # the wrong kind is a TypeError (lead, session 31; was a SpecError)
+    with pytest.raises(error, match=match):
         serving_frontier("deepseek-v3", hgx, isl=1000, osl=100, batches=(4,),
                          layouts=["tp=8"], speculative=(setting,))
 
 
 def test_serving_point_names_a_float_draft_length(hgx):
     # before: TypeError "tokens_per_sequence must be an int, got float 2.5"
-    with pytest.raises(SpecError, match="draft_length must be an integer >= 0, got "
+    with pytest.raises(TypeError, match="draft_length must be an integer >= 0, got "
                                         "draft_length=1.5"):
         serving_point("deepseek-v3", hgx, isl=1000, osl=100, batch=4, layout="tp=8",
                       draft_length=1.5)
@@ -75,11 +76,12 @@ def test_layouts_may_be_a_generator(node):
     assert a.points and a.points == b.points and a.layouts == b.layouts
 
 
-@pytest.mark.parametrize("n", [1, True, 0, -1, 1.5])
-def test_n_batches_is_named(node, n):
+@pytest.mark.parametrize("n, error", [(1, SpecError), (True, TypeError), (0, SpecError),
+                                      (-1, SpecError), (1.5, TypeError)])
+def test_n_batches_is_named(node, n, error):
     # before: 1 (and True) ZeroDivisionError in the grid's thinning; 0 and -1 said the weights
     # and one sequence's KV cache exceed a chip; 1.5 "'float' object cannot be interpreted"
-    with pytest.raises(SpecError, match="n_batches must be an integer >= 2"):
+    with pytest.raises(error, match="n_batches must be an integer >= 2"):
         serving_frontier("kimi-k2.5-nvfp4", node, isl=100, osl=10, n_batches=n,
                          speculative=PLAIN)
 

@@ -124,7 +124,7 @@ def test_speculative_flags(fake_cost, capsys):
      "--draft-length and --acceptance go together"),
     (["decode", "sd200-ultra", "--model", "kimi-k2", "--hbm-efficiency", "0"],
      "hbm_efficiency must be in (0.0, 1.0]"),
-    (["decode", "sd200-ultra", "--model", "kimi-k2", "--batch", "0"], "batch must be >= 1"),
+    (["decode", "sd200-ultra", "--model", "kimi-k2", "--batch", "0"], "batch must be an integer >= 1"),
     (["decode", "sd200-ultra", "--model", "kimi-k2", "--moe-hbm-efficiency", "2"],
      "moe_hbm_efficiency must be in (0.0, 1.0]"),
 ])

@@ -286,7 +286,7 @@ def test_bad_input(fab):
         decode_step(SMALL, fab, batch=1, context=1, collective=fake_cost, transport="tcp")
     with pytest.raises(SpecError, match="overlap must be in"):
         decode_step(SMALL, fab, batch=1, context=1, collective=fake_cost, overlap=2)
-    with pytest.raises(SpecError, match="batch must be >= 1"):
+    with pytest.raises(SpecError, match="batch must be an integer >= 1"):
         decode_step(SMALL, fab, batch=0, context=1, collective=fake_cost)
     with pytest.raises(TypeError, match="batch must be an int"):
         decode_step(SMALL, fab, batch=1.5, context=1, collective=fake_cost)

@@ -87,7 +87,7 @@ def test_pdl_is_one_shared_step_option():
 
 @pytest.mark.parametrize("argv, match", [
     ([*DECODE, "--pdl", "--no-cuda-graphs"], "pdl=True hides the dispatch gap"),
-    ([*DECODE, "--graph-batch", "0"], "graph_batch must be >= 1"),
+    ([*DECODE, "--graph-batch", "0"], "graph_batch must be an integer >= 1"),
     ([*DECODE, "--batch", "4", "--graph-batch", "2"], "graph_batch=2 is smaller than batch=4"),
     ([*DECODE, "--graph-batch", "2", "--no-cuda-graphs"], "cuda_graphs=False"),
     ([*DECODE, "--graph-batch", "two"], "--graph-batch"),

@@ -105,7 +105,7 @@ def test_bad_graph_batch_is_named():
     kw = {"batch": 8, "context": 1024, "layout": "tp=8"}
     with pytest.raises(SpecError, match=r"graph_batch=4 is smaller than batch=8"):
         analysis.decode_step("kimi-k2.5-int4", f, graph_batch=4, **kw)
-    with pytest.raises(SpecError, match="graph_batch must be >= 1"):
+    with pytest.raises(SpecError, match="graph_batch must be an integer >= 1"):
         analysis.decode_step("kimi-k2.5-int4", f, graph_batch=0, **kw)
     for bad in (True, 8.0, "8"):
         with pytest.raises(TypeError, match="graph_batch must be an int"):

@@ -121,7 +121,7 @@ def test_the_counts_need_their_fields_and_bad_input_is_named():
                             interleaved_chain=((), ()))
     with pytest.raises(ValueError, match="send_walk_cycles must be an int >= 0"):
         dataclasses.replace(_KERN, name="x").with_cycles(0, send_walk_cycles=-1)
-    with pytest.raises(ValueError, match="walk_wrap_cycles must be an int >= 0"):
+    with pytest.raises(TypeError, match="walk_wrap_cycles must be an int >= 0"):  # session 31
         dataclasses.replace(_KERN, name="x").with_cycles(0, walk_wrap_cycles=1.5)
     bare = dataclasses.replace(_KERN, name="x", cycles=cycles_without(_KERN, "send_walk_cycles"),
                                interleaved_chain=((), ()))
@@ -129,7 +129,7 @@ def test_the_counts_need_their_fields_and_bad_input_is_named():
         dataclasses.replace(bare, interleaved_chain=((("cycle", "walked_token_cycles"),), ()))
     with pytest.raises(SpecError, match="experts must be an int >= 1"):
         _KERN.walk_wraps(0, 8)
-    with pytest.raises(SpecError, match="ep must be an int >= 1"):
+    with pytest.raises(TypeError, match="ep must be an int >= 1"):     # a wrong kind (s31)
         _KERN.walk_wraps(256, True)
     with pytest.raises(SpecError, match="walk_wraps must be an int >= 0"):
         _KERN.chain_latency(0, "hopper", 0, 0, walk_wraps=-1)

@@ -131,7 +131,7 @@ def test_gqa_kv_shards():
 @pytest.mark.parametrize("change, match", [
     ({"dense_layers": 70}, "dense_layers must be <= layers"),
     ({"experts_per_token": 400}, "experts_per_token must be <= routed_experts"),
-    ({"layers": 0}, "layers must be >= 1, got layers=0"),
+    ({"layers": 0}, "layers must be an integer >= 1, got layers=0"),
     ({"weight_bytes": 0}, "weight_bytes must be positive"),
 ])
 def test_bad_configs(change, match):
@@ -288,7 +288,7 @@ def test_ffn_weight_bytes_defaults_to_weight_bytes_and_follows_replace():
     assert names["kimi-k2.ffn_weight_bytes"] == 1.0 and names["kimi-k2.mtp_modules"] == 0
     with pytest.raises(SpecError, match="ffn_weight_bytes must be positive"):
         dataclasses.replace(k2, ffn_weight_bytes=0)
-    with pytest.raises(SpecError, match="mtp_modules must be >= 0"):
+    with pytest.raises(SpecError, match="mtp_modules must be an integer >= 0"):
         dataclasses.replace(k2, mtp_modules=-1)
 
 

@@ -1278,8 +1278,11 @@ def test_busiest_token_takes_every_routing_spelling():
     from analysis._moe_exchange import busiest_token
     assert busiest_token(256, 8, 8, 1, {"max_nodes": 2}, 3) == busiest_token(
         256, 8, 8, 1, "node-limited:2", 3)
-    for bad in (0, -1, 1.5, True):
+    for bad in (0, -1):
         with pytest.raises(ValueError, match="tokens must be"):
+            busiest_token(256, 8, 8, 1, "uniform", bad)
+    for bad in (1.5, True):                     # another kind: a TypeError (session 31 rule)
+        with pytest.raises(TypeError, match="tokens must be"):
             busiest_token(256, 8, 8, 1, "uniform", bad)
 
 
@@ -1293,13 +1296,15 @@ def test_busiest_token_takes_every_routing_spelling():
     ((256, 8, 512, 1), "ep=512 ranks exceed the 256 experts"),
 ])
 def test_reach_helpers_refuse_counts_they_cannot_take(args, match):
+    # a count of the wrong kind (256.5) is a TypeError, a bad value a SpecError (session 31)
+    error = TypeError if args[0] == 256.5 else SpecError
     """The public reach helpers (review, session 7) name the bad count instead of dividing by
     zero or answering quietly for an impossible rank layout."""
     from analysis._moe_exchange import busiest_token, reach_distribution
     for call in (lambda: reach_distribution(*args, "node-limited:2"),
                  lambda: busiest_token(*args, "uniform", 4),
                  lambda: expert_reach(*args, "balanced")):
-        with pytest.raises(SpecError, match=match):
+        with pytest.raises(error, match=match):
             call()
 
 
@@ -1858,7 +1863,9 @@ def test_one_sided_chain_counts_the_barriers_lane_passes(ep, arch, ranks, rounds
 @pytest.mark.parametrize("bad", [0, -1, 2.0, True, "64", None, np.int64(0)])
 def test_lane_passes_refuses_a_bad_rank_count(bad):
     from fabric._exchange import lane_passes
-    with pytest.raises(SpecError, match="ep must be an int >= 1"):
+    # a wrong kind is a TypeError, 0 or -1 a SpecError (session 31)
+    error = TypeError if bad in (2.0, "64", None) or bad is True else SpecError
+    with pytest.raises(error, match="ep must be an int >= 1"):
         lane_passes(bad)
 
 
@@ -2489,8 +2496,8 @@ def test_dispatch_slot_claims_load_each_expert_id_after_the_last_atomic(ep, top_
             + (ranks - 1) * lat["const_l1"].value)
     assert r.dispatch - r0.dispatch == pytest.approx(want, rel=1e-9)
     assert r.combine == r0.combine
-    for bad in (0, 1.5, True, -8):
-        with pytest.raises(SpecError, match="slots"):
+    for bad in (0, 1.5, True, -8):     # a wrong kind is a TypeError (session 31)
+        with pytest.raises(SpecError if type(bad) is int else TypeError, match="slots"):
             k.chain_latency(0, "blackwell", 8, 4, slots=bad)
 
 

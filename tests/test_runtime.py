@@ -944,12 +944,14 @@ def test_symmetric_memory_kernels_pay_the_host_launches_of_one_process():
     assert many.time > one.time
 
 
-@pytest.mark.parametrize("bad", [0, -1, 1.5, True, "4"])
-def test_devices_per_process_rejects_bad_input(bad):
+@pytest.mark.parametrize("bad, error", [(0, SpecError), (-1, SpecError), (1.5, TypeError),
+                                        (True, TypeError), ("4", TypeError)])
+def test_devices_per_process_rejects_bad_input(bad, error):
+    # a count of the wrong kind is a TypeError, one out of range a SpecError (session 31)
     f = topologies.build("dgx-h100")
-    with pytest.raises(SpecError, match="devices_per_process"):
+    with pytest.raises(error, match="devices_per_process"):
         cost(f, "all-reduce", 1024, devices_per_process=bad)
-    with pytest.raises(SpecError, match="iterations"):
+    with pytest.raises(error, match="iterations"):
         cost(f, "all-reduce", 1024, devices_per_process=2, iterations=bad)
 
 
@@ -984,11 +986,11 @@ def test_blocking_adds_every_launch_and_ideal_ignores_it():
     ({"host_launch": None}, TypeError, "host_launch must be a number"),
     ({"devices": 0}, SpecError, "devices must be an integer >= 1"),
     ({"devices": -3, "blocking": True}, SpecError, "devices must be an integer >= 1"),
-    ({"devices": 2.5}, SpecError, "devices must be an integer >= 1"),
-    ({"devices": True}, SpecError, "devices must be an integer >= 1"),
+    ({"devices": 2.5}, TypeError, "devices must be an integer >= 1"),
+    ({"devices": True}, TypeError, "devices must be an integer >= 1"),
     ({"iterations": 0}, SpecError, "iterations must be an integer >= 1"),
-    ({"iterations": 0.5}, SpecError, "iterations must be an integer >= 1"),
-    ({"iterations": True}, SpecError, "iterations must be an integer >= 1"),
+    ({"iterations": 0.5}, TypeError, "iterations must be an integer >= 1"),
+    ({"iterations": True}, TypeError, "iterations must be an integer >= 1"),
     ({"blocking": "no"}, TypeError, "blocking must be True or False"),
     ({"blocking": 1}, TypeError, "blocking must be True or False"),
 ])

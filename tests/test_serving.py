@@ -374,17 +374,19 @@ def test_one_token_answers_take_one_cycle_with_or_without_drafts(node):
     assert drafted.tpot > plain.tpot
 
 
-@pytest.mark.parametrize("osl, k, a, match", [
-    (-3, 3, 0.8, "osl must be an integer >= 0"), (2.5, 3, 0.8, "osl must be"),
-    (None, 3, 0.8, "osl must be"), ("100", 3, 0.8, "osl must be"), (True, 3, 0.8, "osl must be"),
-    (10, -1, 0.8, "draft_length must be"), (10, 1.5, 0.8, "draft_length must be"),
-    (10, 2, 1.5, "acceptance must be"), (10, 2, float("nan"), "acceptance must be"),
+@pytest.mark.parametrize("osl, k, a, wrong_kind, match", [
+    (-3, 3, 0.8, False, "osl must be an integer >= 0"), (2.5, 3, 0.8, True, "osl must be"),
+    (None, 3, 0.8, True, "osl must be"), ("100", 3, 0.8, True, "osl must be"),
+    (True, 3, 0.8, True, "osl must be"),
+    (10, -1, 0.8, False, "draft_length must be"), (10, 1.5, 0.8, True, "draft_length must be"),
+    (10, 2, 1.5, False, "acceptance must be"), (10, 2, float("nan"), False, "acceptance must be"),
 ])
-def test_expected_cycles_names_a_bad_argument(osl, k, a, match):
-    # review S9-R4: the public function read -3 as an IndexError, 2.5 as a sequence error
+def test_expected_cycles_names_a_bad_argument(osl, k, a, wrong_kind, match):
+    # review S9-R4: the public function read -3 as an IndexError, 2.5 as a sequence error;
+    # a count of the wrong kind is a TypeError, a bad value a SpecError (session 31)
     from fabric import SpecError
 
-    with pytest.raises(SpecError, match=match):
+    with pytest.raises(TypeError if wrong_kind else SpecError, match=match):
         analysis.expected_cycles(osl, k, a)
 
 

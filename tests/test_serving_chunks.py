@@ -195,14 +195,17 @@ def test_bad_hand_built_prefill_is_named(field, value, match):
         shared_weight_read(PrefillTime(**kw), 0.1, 0.1, 5)
 
 
-@pytest.mark.parametrize("tokens", [-1, -5, float("nan"), 1.5, True, None, "3"])
-def test_bad_token_count_is_named(tokens):
+@pytest.mark.parametrize("tokens, error", [
+    (-1, SpecError), (-5, SpecError), (float("nan"), TypeError), (1.5, TypeError),
+    (True, TypeError), (None, TypeError), ("3", TypeError)])
+def test_bad_token_count_is_named(tokens, error):
     """A pass of a negative, fractional, nan, bool or non-number token count is refused by
-    name (review S11-R4: read(-5) gave negative seconds, nan gave nan)."""
+    name (review S11-R4: read(-5) gave negative seconds, nan gave nan); a count of the wrong
+    kind is a TypeError, a negative one a SpecError (session 31)."""
     p = PrefillTime(isl=100, flops=0.0, compute=0.1, weights=0.04, comm=0.01, total=0.11,
                     expert_weights=0.03, experts=4, experts_per_token=2)
     for method in (p.read, p.chunk_seconds):
-        with pytest.raises(SpecError, match="tokens must be an integer >= 0"):
+        with pytest.raises(error, match="tokens must be an integer >= 0"):
             method(tokens)
     assert p.chunk_seconds(0) == pytest.approx(p.read(0))
 

@@ -226,13 +226,15 @@ def test_a_pass_reads_its_fullest_chip(model, layout, serial):
     assert 0 < p.expert_weights < p.weights
 
 
-@pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2", None])
-def test_bad_prompts_is_named(bad):
+@pytest.mark.parametrize("bad, error", [(0, SpecError), (-1, SpecError), (1.5, TypeError),
+                                        (True, TypeError), ("2", TypeError), (None, TypeError)])
+def test_bad_prompts_is_named(bad, error):
+    # a count of the wrong kind is a TypeError, one out of range a SpecError (session 31)
     pre = PrefillTime(isl=10, flops=0.0, compute=0.1, weights=0.1, comm=0.0, total=0.0,
                       prompts=bad)
     for call in (lambda: pre.read(1), lambda: pre.chunk_seconds(1),
                  lambda: shared_weight_read(pre, 0.1, 0.1, 1)):
-        with pytest.raises(SpecError, match="prompts"):
+        with pytest.raises(error, match="prompts"):
             call()
 
 
