@@ -3,8 +3,7 @@
 import json
 import sys
 
-from fabric import SpecError
-from fabric._units import is_int
+from fabric._units import check_count
 
 from ._cli import whole_number
 
@@ -86,9 +85,9 @@ def processes_for_jobs(jobs, default=DEFAULT_JOBS_CAP):
     processors, at most ``default``; bad counts are bad input."""
     if jobs is None:
         jobs = default
-    elif not is_int(jobs) or jobs < 1:             # 2.5 was 2 processes, '2' a TypeError
-        raise SpecError(f"--jobs must be an integer >= 1, got {jobs!r}")
-    return min(int(jobs), usable_processors())
+    else:           # 2.5 was 2 processes; the CLI's --jobs is a whole number already
+        jobs = check_count(jobs, "--jobs", 1)
+    return min(jobs, usable_processors())
 
 
 def executor_for_jobs(jobs, default=DEFAULT_JOBS_CAP):

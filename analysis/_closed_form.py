@@ -41,7 +41,7 @@ Examples
 import math
 
 from fabric import SpecError
-from fabric._units import is_int, is_real
+from fabric._units import check_count, is_real
 
 __all__ = [
     "OPERATIONS",
@@ -216,11 +216,7 @@ def _check_real(value, name, positive=False):
 
 
 def _check_p(p):
-    if not is_int(p):
-        raise TypeError(f"p must be an integer number of ranks, got {p!r}")
-    if p < 1:
-        raise ValueError(f"p must be >= 1 rank, got p={p}")
-    return int(p)
+    return check_count(p, "p", 1, "an integer number of ranks >= 1")
 
 
 def closed_form(op, algorithm, p, nbytes, alpha, beta, gamma=0.0):

@@ -29,7 +29,7 @@ Examples
 import math
 
 from fabric._schema import bandwidth_fault, latency_fault
-from fabric._units import is_int, is_real
+from fabric._units import check_count, is_real
 
 from ._bom import bill_of_materials
 
@@ -167,8 +167,8 @@ def best_decode_layout(model, f, *, batch, context, tps=None, ep=None, **options
     from ._decode import decode_step
     from ._models import model_config
 
-    if ep is not None and not is_int(ep):
-        raise ValueError(f"ep must be an integer number of chips, got {ep!r}")
+    if ep is not None:
+        check_count(ep, "ep", None, "an integer number of chips")
     n = f.n_endpoints - len(f.failures.cut_off) if ep is None else int(ep)
     if ep is None and n < 1:
         raise ValueError(f"{f.name}: every chip is cut off from every other chip; "

@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 
-from fabric._units import is_int
+from fabric._units import check_count
 
 __all__ = ["Progress"]
 
@@ -70,9 +70,7 @@ class Progress:
 
     def __init__(self, total, desc="", *, stream=None, enabled=None, quiet=False, width=30,
                  min_interval=0.1, live=False, live_interval=1.0):
-        if not is_int(total) or total < 0:
-            raise ValueError(f"total must be a non-negative int, got total={total!r}")
-        total = int(total)
+        total = check_count(total, "total", 0, "a non-negative int")
         if width < 1:
             raise ValueError(f"width must be >= 1, got width={width!r}")
         self.total = total

@@ -352,16 +352,15 @@ def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384)
     ('torus:4x4x4,chip=h100', 64, 32000000000.0)
     """
     from fabric import SpecError
-    from fabric._units import check_count, is_int
+    from fabric._units import check_count
 
     from ._sweep import sweep
 
     unknown = [f for f in families if f not in SCALING_FAMILIES]
     if unknown:
         raise SpecError(f"unknown families {unknown}; known: {', '.join(SCALING_FAMILIES)}")
-    bad = [n for n in sizes if not is_int(n) or n < 2]
-    if bad:
-        raise SpecError(f"sizes are chip counts of at least 2, got {bad}")
+    for i, n in enumerate(sizes):           # a wrong kind a TypeError, named by its position
+        check_count(n, f"sizes[{i}]", 2, "a chip count >= 2")
     for name, v in (("collective_limit", collective_limit), ("decode_limit", decode_limit)):
         check_count(v, name, 0, "a chip count >= 0")
     points = [{"family": fam, "n": n, "collective_limit": collective_limit,

@@ -63,7 +63,7 @@ import numpy as np
 
 from fabric import Grid, NodeError, SpecError
 from fabric._failures import require_joined
-from fabric._units import is_int, sequence_of
+from fabric._units import check_count, sequence_of
 
 from ._closed_form import normalize_algorithm, normalize_op
 
@@ -851,9 +851,7 @@ def schedule(op, algorithm, p, *, fabric=None, nodes=None, traffic=None):
     """
     op = normalize_op(op)
     algorithm = normalize_algorithm(algorithm)
-    if not is_int(p) or p < 1:
-        raise ValueError(f"p must be an integer >= 1, got p={p!r}")
-    p = int(p)
+    p = check_count(p, "p", 1)
     known = ALGORITHMS[op]
     if algorithm not in known:
         every = sorted({a for algs in ALGORITHMS.values() for a in algs})

@@ -2089,9 +2089,12 @@ def _lengths(name, values):
         raise SpecError(f"{name} must be a sequence of integers >= 1, got {values!r}")
     # ``type(v) is int`` first: a run's lengths are plain ints, and the ABC check of each of
     # 100,000 of them is most of a long run's set-up
-    if not vals or any(type(v) is not int and not is_int(v) or v < 1 for v in vals):
-        raise SpecError(f"{name} must be a non-empty sequence of integers >= 1, got "
-                        f"{vals[:5]!r}{' ...' if len(vals) > 5 else ''}")
+    if not vals:
+        raise SpecError(f"{name} must be a non-empty sequence of integers >= 1, got {vals!r}")
+    if any(type(v) is not int and not is_int(v) or v < 1 for v in vals):
+        # the first bad length, named by its position (a wrong kind a TypeError)
+        for i, v in enumerate(vals):
+            check_count(v, f"{name}[{i}]", 1)
     return [int(v) for v in vals]
 
 
@@ -3039,8 +3042,10 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                         f"or None (search them all), got {layouts!r}")
     if batches is not None:
         given = items_of(batches)
-        if not given or any(not is_int(b) or b < 1 for b in given):
+        if not given:
             raise SpecError(f"batches must be integers >= 1, got {batches!r}")
+        for i, b in enumerate(given):       # a wrong kind a TypeError, named by its position
+            check_count(b, f"batches[{i}]", 1)
         batches = sorted({int(b) for b in given})   # numpy integers as n_batches takes them
         if batches[0] < sw.micro:
             raise SpecError(f"micro_batches={sw.micro} exceeds batch={batches[0]}: each "

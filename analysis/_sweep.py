@@ -36,7 +36,7 @@ import concurrent.futures
 import itertools
 from collections.abc import Mapping
 
-from fabric._units import is_int, items_of
+from fabric._units import check_count, items_of
 
 from ._progress import Progress
 
@@ -134,9 +134,7 @@ def sweep(func, grid, *, executor=None, chunksize=1, quiet=False, desc="sweep", 
     >>> sweep(lambda x, y: x * y, parameter_grid(x=[1, 2], y=[10, 20]), quiet=True)
     [10, 20, 20, 40]
     """
-    if not is_int(chunksize) or chunksize < 1:
-        raise ValueError(f"chunksize must be an int >= 1, got chunksize={chunksize!r}")
-    chunksize = int(chunksize)
+    chunksize = check_count(chunksize, "chunksize", 1, "an int >= 1")
     if executor is not None and not isinstance(executor, concurrent.futures.Executor):
         raise TypeError("executor must be a concurrent.futures.Executor, got "
                         f"{type(executor).__name__}")

@@ -67,7 +67,7 @@ from ._params import Parameter
 from ._schema import MAX_BYTES
 from ._transport import NATIVE, transports_for
 from ._transport import transport as _transport
-from ._units import format_address, format_size, is_int, name_list, sequence_of
+from ._units import check_count, format_address, format_size, name_list, sequence_of
 
 __all__ = ["HOST_MEMORY_LOAD", "OPS", "Access", "LatencyStats", "access", "access_latencies",
            "access_to", "host_link", "latency_stats"]
@@ -221,8 +221,7 @@ def _transport_name(transport):
 def _check_op(op, size):
     if not isinstance(op, str) or op not in OPS:
         raise SpecError(f"op must be one of {', '.join(OPS)}, got {op!r}")
-    if not is_int(size) or size < 1:
-        raise SpecError(f"size must be a positive int of bytes, got {size!r:.60}")
+    check_count(size, "size", 1, "a positive int of bytes")
     if size > MAX_BYTES:
         # the batched paths hold sizes in int64, and the timing divides them as floats
         raise SpecError(f"size must be at most 2**63 - 1 bytes (an int64), got {size!r:.60}")

@@ -85,7 +85,7 @@ from ._address import (
 )
 from ._errors import AddressMapError, NodeError, TranslationError
 from ._params import Parameter
-from ._units import MiB, format_address, format_size, show_value
+from ._units import MiB, check_count, format_address, format_size, show_value
 
 __all__ = [
     "ALIGNMENTS",
@@ -1133,8 +1133,7 @@ class HostDomain:
         bytes from the address (an access's span, :func:`fabric.access`).
         """
         _check_op(op)
-        if not is_int(size) or size < 1:
-            raise ValueError(f"size must be a positive int of bytes, got size={show_value(size)}")
+        size = check_count(size, "size", 1, "a positive int of bytes")
         g = as_address_array(global_addresses, self.width, AddressMapError, "global address")
         ok = self._can_read if op == "read" else self._can_write
         t = self.table

@@ -1,8 +1,15 @@
 """The exception tree of cofabric.
 
-Every error the library raises on purpose is a :class:`FabricError`. The
-subclasses that describe bad values also derive from :class:`ValueError`, so
-code that already catches ``ValueError`` keeps working.
+Every error the library raises on purpose about a value that is malformed, unknown or out of
+range is a :class:`FabricError`. The subclasses that describe bad values also derive from
+:class:`ValueError`, so code that already catches ``ValueError`` keeps working.
+
+A value of the wrong KIND (a float, a string, a bool or None where a count goes) is Python's
+own :class:`TypeError`, as Python's functions raise it; counts are checked by one helper,
+``fabric._units.check_count`` (session 31). The address functions (``AddressMapError``,
+``NodeError``) still answer a wrong kind with their own error, to be switched. Text from a spec or a file is a value: a spec's ``links=2.5`` is a SpecError, and
+the file readers name a TypeError of a field as a SpecError with the path, so the CLI still
+reports bad input on one line.
 """
 
 __all__ = [

@@ -208,7 +208,7 @@ from ._routing_engine import (
 )
 from ._routing_uniform import link_orbits, orbit_loads
 from ._structure import Clos, Dragonfly, Grid, Switched
-from ._units import is_int, sequence_of
+from ._units import check_count, sequence_of
 
 __all__ = ["ECMP_MODES", "POLICIES", "Router", "route", "route_many"]
 
@@ -485,8 +485,7 @@ class Router:
         (True, True)
         """
         s, d, w = self._pairs(src, dst, nbytes)
-        if not is_int(n_groups) or n_groups < 1:
-            raise ValueError(f"n_groups must be an integer >= 1, got n_groups={n_groups!r}")
+        n_groups = check_count(n_groups, "n_groups", 1)
         g = np.asarray(group)
         if g.dtype.kind not in "iu":
             raise TypeError(f"group must be integers, got dtype {g.dtype}")

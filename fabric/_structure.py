@@ -39,7 +39,7 @@ import dataclasses
 import math
 
 from ._errors import SpecError
-from ._units import is_int, items_of
+from ._units import check_count, is_int, items_of
 
 __all__ = ["CONNECT", "Clos", "Dragonfly", "Grid", "Switched"]
 
@@ -55,16 +55,12 @@ def _ints(value, name, minimum=1):
     if out is None:             # not a sequence (a string is not read digit by digit)
         raise SpecError(f"{name} must be an integer or a sequence of integers, "
                         f"got {value!r}")
-    for v in out:
-        if not is_int(v) or v < minimum:
-            raise SpecError(f"each value of {name} must be an integer >= {minimum}, got {v!r}")
-    return tuple(int(v) for v in out)
+    return tuple(check_count(v, name, minimum, f"integers >= {minimum} (each value)")
+                 for v in out)
 
 
 def _int(value, name, minimum=1):
-    if not is_int(value) or value < minimum:
-        raise SpecError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+    return check_count(value, name, minimum)
 
 
 @dataclasses.dataclass(frozen=True)

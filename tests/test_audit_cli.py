@@ -34,8 +34,8 @@ def _run(argv, capsys):
 # (argv, a fragment the one line must contain)
 BAD = [
     # specs: sizes, options, names, units, sanity
-    (["metrics", "hypermesh:4x0x8"], "got 0"),
-    (["metrics", "hypermesh:4x-1x8"], "got -1"),
+    (["metrics", "hypermesh:4x0x8"], "got shape=0"),
+    (["metrics", "hypermesh:4x-1x8"], "got shape=-1"),
     (["metrics", "hypermesh"], "needs shape"),
     (["metrics", "fattree:k=7"], "even"),
     (["metrics", "fattree:k=nan"], "k must be an integer"),
@@ -181,7 +181,7 @@ BAD = [
     (["export", "nvl72", "/nonexistent/dir/x.graphml"], "No such file"),
     (["export", "nvl72", "x.txt"], "cannot tell the format"),
     (["scaling", "--families", "bogus", "--out", "unused"], "unknown families"),
-    (["scaling", "--sizes", "0", "--out", "unused"], "at least 2"),
+    (["scaling", "--sizes", "0", "--out", "unused"], "chip count >= 2"),
     (["scaling", "--collective-limit", "-1", "--out", "unused"],
      "argument --collective-limit: takes a whole number in ASCII digits 0-9, got '-1'"),
     (["scaling", "--decode-limit", "-5", "--out", "unused"],

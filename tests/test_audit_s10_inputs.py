@@ -64,7 +64,7 @@ def test_a_spec_error_names_the_option_the_reader_typed(spec, option, keyword):
 
 
 def test_a_builder_keyword_error_is_unchanged_through_the_builder():
-    with pytest.raises(SpecError, match=r"^nic_share must be an integer >= 1, got 0$"):
+    with pytest.raises(SpecError, match=r"^nic_share must be an integer >= 1, got nic_share=0$"):
         topologies.rail_optimized(2, 4, nic_share=0)
 
 

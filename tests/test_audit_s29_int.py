@@ -13,7 +13,7 @@ from test_reader_s29_int import _OLD, _Registered
 
 import fabric
 import topologies
-from fabric import NodeError, SpecError
+from fabric import NodeError
 
 MODULES = ["fabric/_access.py", "fabric/_fabric.py", "fabric/_routing.py", "fabric/_schema.py",
            "fabric/_structure.py", "fabric/_failures.py", "topologies/_common.py",
@@ -32,13 +32,14 @@ F = topologies.build("torus:2x2")
 
 
 @pytest.mark.parametrize("call, error, match", [
-    (lambda v: topologies.torus((v,)), SpecError, "each dimension of shape must be an integer"),
-    (lambda v: topologies.switched(v), SpecError, "n must be an integer"),
-    (lambda v: topologies.switched(4, planes=2, links=v), SpecError, "links must be an integer"),
-    (lambda v: fabric.Grid((v,)), SpecError, "each value of shape must be an integer"),
-    (lambda v: fabric.access_to(F, 0, 1, size=v), SpecError, "size must be a positive int"),
+    # a count of the wrong kind is a TypeError (session 31; was a SpecError)
+    (lambda v: topologies.torus((v,)), TypeError, "shape must be integers >= 1 .each dimension"),
+    (lambda v: topologies.switched(v), TypeError, "n must be an integer"),
+    (lambda v: topologies.switched(4, planes=2, links=v), TypeError, "links must be an integer"),
+    (lambda v: fabric.Grid((v,)), TypeError, "shape must be integers >= 1 .each value"),
+    (lambda v: fabric.access_to(F, 0, 1, size=v), TypeError, "size must be a positive int"),
     (lambda v: F.node(v), NodeError, "no node called _Registered"),
-    (lambda v: F.router.loads_grouped([0], [1], 1.0, [0], v), ValueError,
+    (lambda v: F.router.loads_grouped([0], [1], 1.0, [0], v), TypeError,   # session 31
      "n_groups must be an integer"),
 ])
 def test_a_registered_integral_is_refused_by_name(call, error, match):

@@ -98,15 +98,18 @@ def test_next_hops_refuses_a_fractional_node_index():
 @pytest.mark.parametrize("build", [topologies.torus, topologies.mesh, topologies.hypermesh])
 @pytest.mark.parametrize("shape", [1.5, None, np.float64(2), "4x4"], ids=repr)
 def test_a_bare_shape_is_one_dimension_its_check_names(build, shape):
-    with pytest.raises(SpecError, match="each dimension of shape must be an integer >= 1"):
+    # a shape of the wrong kind is a TypeError, spec text not a numeral a SpecError (s31)
+    with pytest.raises(SpecError if shape == "4x4" else TypeError,
+                       match="shape must be integers >= 1 \\(each dimension\\)"):
         build(shape)
 
 
 @pytest.mark.parametrize("links", [1.5, None, np.float64(2)], ids=repr)
 def test_a_bare_per_dimension_value_is_checked_once_by_its_own_rule(links):
-    with pytest.raises(SpecError, match="links must be an integer >= 1"):
+    # a count of the wrong kind is a TypeError (session 31)
+    with pytest.raises(TypeError, match="links must be an integer >= 1"):
         topologies.torus((2, 2), links=links)
-    with pytest.raises(SpecError, match="links must be an integer >= 1"):
+    with pytest.raises(TypeError, match="links must be an integer >= 1"):
         topologies.switched(4, planes=2, links=links)
 
 

@@ -54,10 +54,12 @@ def test_throttles_redraws_but_always_draws_the_end():
     assert "1000/1000" in frames[-1]
 
 
-@pytest.mark.parametrize("kwargs", [{"total": -1}, {"total": 2.5}, {"total": True},
-                                    {"total": 3, "width": 0}])
-def test_rejects_bad_arguments(kwargs):
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize("kwargs, error", [({"total": -1}, ValueError), ({"total": 2.5}, TypeError),
+                                           ({"total": True}, TypeError),
+                                           ({"total": 3, "width": 0}, ValueError)])
+def test_rejects_bad_arguments(kwargs, error):
+    # a count of the wrong kind is a TypeError (session 31)
+    with pytest.raises(error):
         Progress(**kwargs)
 
 

@@ -24,6 +24,10 @@ def _frontier(**kw):
 @pytest.mark.parametrize("value", [b"\x02", 2, 2.0, np.array(2), [[1]], "2"],
                          ids=["bytes", "int", "float", "0-d", "nested", "str"])
 def test_batches_must_be_a_sequence_of_ints(value):
+    if isinstance(value, list):      # a sequence whose batch is of the wrong kind (session 31)
+        with pytest.raises(TypeError, match=r"batches\[0\] must be an integer >= 1"):
+            _frontier(batches=value)
+        return
     with pytest.raises(SpecError, match="batches must be integers >= 1"):
         _frontier(batches=value)
 

@@ -131,7 +131,7 @@ def test_counts_of_the_sweep_and_report_helpers_are_ints_numpy_s_too():
     assert analysis.Progress(np.int64(3), quiet=True).total == 3
     assert analysis.sweep(lambda x: 2 * x, [{"x": 1}, {"x": 2}], chunksize=np.int64(1),
                           quiet=True) == [2, 4]
-    with pytest.raises(SpecError, match="--jobs must be an integer >= 1, got 2.5"):
+    with pytest.raises(TypeError, match="--jobs must be an integer >= 1, got --jobs=2.5"):
         processes_for_jobs(2.5)                          # was 2 processes
 
 
@@ -154,3 +154,10 @@ def test_no_package_module_spells_the_int_test_as_int_and_bool():
 def test_no_package_module_spells_a_number_test_as_int_or_float():
     assert spelled(r"isinstance\([^()]*, \((int, float|float, int)\)\)") == [
         "fabric/_units.py: isinstance(x, (int, float))"]      # is_real's fast path
+
+
+def test_the_count_check_is_check_count_only():
+    # session 31: analysis._models.check_int and analysis._serving._count were two more
+    # spellings of one count check (a wrong kind a TypeError in one, a SpecError in the other)
+    assert spelled(r"def (check_int|_positive_int|_check_int)\(|def _count\(name, value") == []
+    assert spelled(r"def check_count\(") == ["fabric/_units.py: def check_count("]

@@ -148,7 +148,7 @@ def test_bad_input_on_a_degraded_fabric_errors_clearly():
     # five H200s cannot hold Kimi K2's weights: one line naming the reason
     with pytest.raises(SpecError, match="kimi-k2 fits no layout on .*: its weights"):
         serving_frontier("kimi-k2", f, isl=1024, osl=1024, speculative=NO_SPEC)
-    with pytest.raises(SpecError, match="batches must be integers >= 1"):
+    with pytest.raises(SpecError, match=r"batches\[0\] must be an integer >= 1"):
         serving_frontier(SMALL, f, isl=64, osl=32, batches=(0,))
 
 

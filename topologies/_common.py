@@ -7,7 +7,7 @@ import numpy as np
 
 from fabric import Fabric, SpecError, chip_spec, link_tech
 from fabric._schema import MAX_LINKS
-from fabric._units import is_int, is_numeral, items_of
+from fabric._units import check_count, is_numeral, items_of
 
 # A size beyond which a build is refused as not sane for an analytical model on one machine;
 # links are lanes (a bundle of k lanes is k links, as metrics counts them), the graph
@@ -15,16 +15,16 @@ from fabric._units import is_int, is_numeral, items_of
 MAX_ENDPOINTS = 2**20
 
 
-def positive_int(value, name, minimum=1):
-    """Return ``value`` as an int >= ``minimum`` or raise SpecError naming it."""
-    if not is_int(value):
-        if isinstance(value, str) and is_numeral(value.strip()):
-            value = int(value)
-        else:
-            raise SpecError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise SpecError(f"{name} must be an integer >= {minimum}, got {value}")
-    return int(value)
+def positive_int(value, name, minimum=1, rule=None):
+    """Return ``value`` as an int >= ``minimum``: a spec's text (a numeral) is read, other text
+    is a SpecError (a spec's wrong value); any other value goes to
+    :func:`fabric._units.check_count` (a wrong kind a TypeError, out of range a SpecError)."""
+    if isinstance(value, str):
+        if not is_numeral(value.strip()):
+            raise SpecError(f"{name} must be {rule or f'an integer >= {minimum}'}, got "
+                            f"{name}={value!r}")
+        value = int(value)
+    return check_count(value, name, minimum, rule)
 
 
 def per_dim(value, ndim, name, check):

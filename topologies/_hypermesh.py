@@ -45,7 +45,7 @@ def _dims(shape):
     """``shape`` as a tuple of dimensions, each an integer >= 1; one given bare (not a
     sequence: an int, or a value its check names) is a one-dimensional shape."""
     items = items_of(shape)
-    return tuple(positive_int(s, "each dimension of shape")
+    return tuple(positive_int(s, "shape", rule="integers >= 1 (each dimension)")
                  for s in ((shape,) if items is None else items))
 
 
