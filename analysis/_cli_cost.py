@@ -64,7 +64,8 @@ def register(sub):
                    help="all-reduce, all-gather, reduce-scatter, broadcast, reduce, all-to-all, "
                         "send-recv")
     p.add_argument("--size", required=True, nargs="+", action="extend", metavar="SIZE",
-                   help="sizes and ranges START:STOP[:xF|:+S], e.g. 1KiB:1GiB:x2")
+                   help="sizes and ranges START:STOP[:xF|:+S], e.g. 1KiB:1GiB:x2; 0 is an "
+                        "empty operation (0 s where the runtime launches nothing)")
     p.add_argument("--algorithm", default="auto",
                    help="algorithm (default auto: the runtime's choice)")
     releases = [r.name.removeprefix("nccl.release_date.") for r in nccl_release_dates()]

@@ -906,6 +906,9 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     >>> r4 = cost(topologies.build("dgx-h100"), "all-reduce", "1KiB", devices_per_process=4)
     >>> round((r4.time - r.time) * 1e6, 2)   # 4 x 3.0 us of host launches against 15.2 us
     0.45
+    >>> r0 = cost(topologies.build("dgx-h100"), "all-reduce", 0)    # NCCL discards it
+    >>> r0.time, r0.algorithm, r0.candidates[0][1][:38]
+    (0.0, 'none', 'NCCL discards an empty collective befo')
     """
     op = normalize_op(op)
     algorithm = normalize_algorithm(algorithm)

@@ -475,8 +475,7 @@ def expected_max(pmf, n):
     >>> expected_max([0.5, 0.5], 1), expected_max([0.5, 0.5], 2)
     (0.5, 0.75)
     """
-    if not is_int(n) or n < 1:
-        raise ValueError(f"n must be an int >= 1, got {n!r}")
+    n = check_count(n, "n", 1, "an int >= 1")
     probs = [float(p) for p in pmf]
     if not probs or not all(math.isfinite(p) and p >= 0 for p in probs) \
             or abs(sum(probs) - 1) > 1e-9:

@@ -2027,24 +2027,40 @@ def _p2p_plans(rt, view, nbytes, kind):
 
     nbytes = np.asarray(nbytes, dtype=float)
     kind = np.broadcast_to(np.asarray(kind, dtype=np.int64), nbytes.shape)
+    values, kinds, index = _distinct_messages(view, nbytes, kind)
     channels = p2p_channels(rt, view)
     key = ("p2p plans", p2p_ll_step(rt), frozenset(rt.p2p.items()), channels)
     memo = view.runtime_memo.setdefault(key, {})
-    index = np.empty(nbytes.shape, dtype=np.int64)
-    values, kinds, plans = [], [], []
-    for k in np.unique(kind).tolist():
-        sel = kind == k
-        uniq, where = np.unique(nbytes[sel], return_inverse=True)
-        index[sel] = len(plans) + where.ravel()
-        for b in uniq.tolist():
-            plan = memo.get((b, k))
-            if plan is None:
-                plan = memo[b, k] = _p2p_plan(rt, view, b, k > 0, copy=k == 2,
-                                              channels=channels)
-            plans.append(plan)
-        values += uniq.tolist()
-        kinds += [k] * len(uniq)
+    plans = []
+    for b, k in zip(values, kinds):
+        plan = memo.get((b, k))
+        if plan is None:
+            plan = memo[b, k] = _p2p_plan(rt, view, b, k > 0, copy=k == 2, channels=channels)
+        plans.append(plan)
     return values, kinds, plans, index
+
+
+def _distinct_messages(view, nbytes, kind):
+    """``(values, kinds, index)`` of :func:`_p2p_plans`: the distinct (bytes, kind) of the
+    messages, kinds ascending and bytes ascending within a kind, and each message's position
+    among them. They do not depend on the runtime, so a view finds them once for the same
+    messages (sorting a large matrix's pairs was most of a retimed cost)."""
+    import numpy as np
+
+    key = ("distinct messages", nbytes.shape, nbytes.tobytes(), kind.tobytes())
+    got = view.runtime_memo.get(key)
+    if got is None:
+        index = np.empty(nbytes.shape, dtype=np.int64)
+        values, kinds = [], []
+        for k in np.unique(kind).tolist():
+            sel = kind == k
+            uniq, where = np.unique(nbytes[sel], return_inverse=True)
+            index[sel] = len(values) + where.ravel()
+            values += uniq.tolist()
+            kinds += [k] * len(uniq)
+        index.flags.writeable = False       # shared by every runtime's plans of the view
+        got = view.runtime_memo[key] = (tuple(values), tuple(kinds), index)
+    return got
 
 
 def _p2p_parts(nmin, nmax, lo, hi, nbytes):

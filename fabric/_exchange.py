@@ -799,8 +799,9 @@ def received_copies(sent, k, ep):
 def rank_counts(counts, ep, name="tokens"):
     """The tokens each of ``ep`` EP ranks holds, as a tuple of ints, from ``counts``: a
     sequence of ``ep`` ints >= 0 (a rank with 0 holds none: it sends nothing, but holds
-    experts), at least one of them > 0. A SpecError names what is wrong (``name`` the
-    argument's).
+    experts), at least one of them > 0. What is wrong is named (``name`` the argument's): a
+    TypeError for what is no sequence or a count of another kind, a SpecError for a wrong
+    length or value (:func:`fabric._units.check_count`).
 
     >>> rank_counts([2, 0, 1], 3), rank_counts(range(3), 3)
     ((2, 0, 1), (0, 1, 2))
@@ -808,21 +809,23 @@ def rank_counts(counts, ep, name="tokens"):
     Traceback (most recent call last):
     ...
     fabric.SpecError: tokens must list the tokens of each of the 3 EP ranks, got 2 counts: [2, 0]
+    >>> rank_counts([2, 1.5], 2)
+    Traceback (most recent call last):
+    ...
+    TypeError: tokens[1] must be an int >= 0 (EP rank 1's tokens), got tokens[1]=1.5 (a float)
     """
     got = items_of(counts)
     if got is None:
-        raise SpecError(f"{name} must be a sequence of the {ep} EP ranks' token counts, "
+        raise TypeError(f"{name} must be a sequence of the {ep} EP ranks' token counts, "
                         f"got {counts!r}")
     if len(got) != ep:
         raise SpecError(f"{name} must list the tokens of each of the {ep} EP ranks, got "
                         f"{len(got)} counts: {counts!r}")
-    for i, c in enumerate(got):
-        if not is_int(c) or c < 0:
-            raise SpecError(f"{name} must hold ints >= 0 (a rank's tokens), got {c!r} for EP "
-                            f"rank {i}")
+    got = tuple(check_count(c, f"{name}[{i}]", 0, f"an int >= 0 (EP rank {i}'s tokens)")
+                for i, c in enumerate(got))
     if not any(got):
         raise SpecError(f"{name} must give at least one EP rank a token, got {ep} zeros")
-    return tuple(int(c) for c in got)
+    return got
 
 
 def held_counts(tokens, ep, sources=None, name="tokens"):
@@ -833,8 +836,9 @@ def held_counts(tokens, ep, sources=None, name="tokens"):
     none), or ``tokens`` a sequence of each rank's count (:func:`rank_counts`; ``sources``
     then None). The one conversion of the two spellings: ``analysis.moe_exchange``,
     :meth:`ExchangeKernel.receive_walk` and ``analysis._moe_exchange.busiest_token`` read the
-    busiest rank's tokens (``max``) and the tokens sent in all (``sum``) from it. A SpecError
-    names what is wrong (``name`` the argument's).
+    busiest rank's tokens (``max``) and the tokens sent in all (``sum``) from it. What is
+    wrong is named (``name`` the argument's): a value of another kind a TypeError, a wrong
+    value a SpecError (:func:`fabric._units.check_count`).
 
     >>> held_counts(3, 4), held_counts(3, 4, 2), held_counts(3, 4, [3, 1])
     ((3, 3, 3, 3), (3, 3, 0, 0), (0, 3, 0, 3))
@@ -843,34 +847,38 @@ def held_counts(tokens, ep, sources=None, name="tokens"):
     >>> held_counts(3, 4, [4])
     Traceback (most recent call last):
     ...
-    fabric.SpecError: sources must be an int from 1 to the 4 EP ranks (the first that many hold tokens) or the positions 0..3 of those that do, each once; got [4]
+    fabric.SpecError: sources must be an int from 1 to the 4 EP ranks (the first that many hold tokens) or the positions 0..3 of those that do, each once, got sources=[4]
+    >>> held_counts(3, 4, 2.0)
+    Traceback (most recent call last):
+    ...
+    TypeError: sources must be an int from 1 to the 4 EP ranks (the first that many hold tokens) or the positions 0..3 of those that do, each once, got sources=2.0 (a float)
     """
-    if not is_int(ep) or ep < 1:
-        raise SpecError(f"ep must be an int >= 1, got {ep!r}")
+    ep = check_count(ep, "ep", 1, "an int >= 1")
     counts = items_of(tokens)
     if counts is not None:
         if sources is not None:
             raise SpecError(f"sources must be None where {name} lists each EP rank's tokens "
                             f"(a rank with 0 holds none), got sources={sources!r}")
         return rank_counts(counts, ep, name)
-    if not is_int(tokens) or tokens < 1:
-        raise SpecError(f"{name} must be an int >= 1 or a sequence of the {ep} EP ranks' token "
-                        f"counts, got {tokens!r}")
-    why = (f"sources must be an int from 1 to the {ep} EP ranks (the first that many hold "
-           f"tokens) or the positions 0..{ep - 1} of those that do, each once; got {sources!r}")
+    tokens = check_count(tokens, name, 1,
+                         f"an int >= 1 or a sequence of the {ep} EP ranks' token counts")
+    rule = (f"an int from 1 to the {ep} EP ranks (the first that many hold tokens) or the "
+            f"positions 0..{ep - 1} of those that do, each once")
     if sources is None:
-        held = range(ep)
-    elif is_int(sources):
-        if not 1 <= sources <= ep:
-            raise SpecError(why)
-        held = range(int(sources))
+        return (tokens,) * ep
+    pos = items_of(sources)
+    if pos is None:
+        first = check_count(sources, "sources", 1, rule)
+        if first > ep:
+            raise SpecError(f"sources must be {rule}, got sources={first}")
+        held = range(first)
     else:
-        pos = items_of(sources)
-        if not pos or not all(is_int(i) and 0 <= i < ep for i in pos) \
-                or len(set(pos)) != len(pos):
-            raise SpecError(why)
-        held = {int(i) for i in pos}
-    return tuple(int(tokens) if r in held else 0 for r in range(ep))
+        pos = [check_count(p, f"sources[{i}]", 0, f"a position 0..{ep - 1} of the EP ranks")
+               for i, p in enumerate(pos)]
+        if not pos or max(pos) >= ep or len(set(pos)) != len(pos):
+            raise SpecError(f"sources must be {rule}, got sources={sources!r}")
+        held = set(pos)
+    return tuple(tokens if r in held else 0 for r in range(ep))
 
 
 #: Lanes of one warp (CUDA's ``warpSize``): a loop over the EP ranks run by one warp, one

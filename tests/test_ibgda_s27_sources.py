@@ -198,12 +198,20 @@ def test_a_batch_too_large_for_every_rank_fits_when_few_hold_it():
         moe_exchange(f, "deepseek-v3", 8 * tokens, 8, sources=2, **kw)
 
 
-@pytest.mark.parametrize("bad", [0, 9, -1, 2.0, 1.5, True, "2", [], [8], [-1], [1, 1], [True],
-                                 [1.0], ["chip0"], "01"])
-def test_sources_must_be_an_int_from_one_to_the_ep_ranks(bad):
+_SOURCES_RULE = (r"sources must be an int from 1 to the 8 EP ranks .* or the positions 0\.\.7 "
+                 r"of those that do, each once")
+
+
+@pytest.mark.parametrize("bad, error, match", [
+    *[(v, SpecError, _SOURCES_RULE) for v in (0, 9, -1, [], [8], [1, 1])],
+    ([-1], SpecError, r"sources\[0\] must be a position 0\.\.7 of the EP ranks, got sources\[0\]=-1"),
+    # another kind: a TypeError (session 31, lead's rule), the same rule named
+    *[(v, TypeError, _SOURCES_RULE) for v in (2.0, 1.5, True, "2", "01")],
+    *[([v], TypeError, r"sources\[0\] must be a position 0\.\.7") for v in (True, 1.0, "chip0")],
+])
+def test_sources_must_be_an_int_from_one_to_the_ep_ranks(bad, error, match):
     f = topologies.build("dgx-h100")
-    with pytest.raises(SpecError, match=r"sources must be an int from 1 to the 8 EP ranks .* or "
-                                        r"the positions 0\.\.7 of those that do, each once"):
+    with pytest.raises(error, match=match):
         moe_exchange(f, "deepseek-v3", 4, 8, kernel="pplx", dispatch_bytes=1,
                      combine_bytes=2, sources=bad)
 

@@ -234,31 +234,38 @@ def test_pplx_receive_walk_takes_each_ranks_count():
         k.receive_walk(256, 8, [1] * 8, 8, sources=2)
     with pytest.raises(SpecError, match="tokens must list the tokens of each of the 8 EP"):
         k.receive_walk(256, 8, [1] * 7, 8)
-    # one count: an int >= 1 (review S29-R2: 2.5 answered, None and '8' raised Python's own)
-    for bad in (2.5, None, "8", 0, True):
-        with pytest.raises(SpecError, match=r"tokens must be an int >= 1 or a sequence of the "
-                                            r"8 EP ranks' token counts, got "):
+    # one count: an int >= 1 (review S29-R2: 2.5 answered, None and '8' raised Python's own);
+    # another kind is a TypeError, a wrong value a SpecError (session 31, lead's rule)
+    for bad, error in ((2.5, TypeError), (None, TypeError), ("8", TypeError), (0, SpecError),
+                       (True, TypeError)):
+        with pytest.raises(error, match=r"tokens must be an int >= 1 or a sequence of the "
+                                        r"8 EP ranks' token counts, got "):
             k.receive_walk(256, 8, bad, 8)
 
 
-@pytest.mark.parametrize("bad, match", [
-    ([1] * 7, r"tokens_per_rank must list the tokens of each of the 8 EP ranks, got 7 counts"),
-    ([1] * 9, r"tokens_per_rank must list the tokens of each of the 8 EP ranks, got 9 counts"),
-    ([], r"got 0 counts"),
-    ([0] * 8, r"tokens_per_rank must give at least one EP rank a token, got 8 zeros"),
-    ([1, -1, 0, 0, 0, 0, 0, 0], r"ints >= 0 \(a rank's tokens\), got -1 for EP rank 1"),
-    ([1, 1.5, 0, 0, 0, 0, 0, 0], r"got 1\.5 for EP rank 1"),
-    ([2.0, 0, 0, 0, 0, 0, 0, 0], r"got 2\.0 for EP rank 0"),
-    ([True, 0, 0, 0, 0, 0, 0, 0], r"got True for EP rank 0"),
-    (["1", 0, 0, 0, 0, 0, 0, 0], r"got '1' for EP rank 0"),
-    (np.array(3), r"tokens_per_rank must be an int >= 1 or a sequence .* got array\(3\)"),
-    ("12345678", r"tokens_per_rank must be an int >= 1 or a sequence"),
-    (0, r"tokens_per_rank must be an int >= 1 or a sequence"),
-    (2.0, r"tokens_per_rank must be an int >= 1 or a sequence"),
+@pytest.mark.parametrize("bad, error, match", [
+    ([1] * 7, SpecError,
+     r"tokens_per_rank must list the tokens of each of the 8 EP ranks, got 7 counts"),
+    ([1] * 9, SpecError,
+     r"tokens_per_rank must list the tokens of each of the 8 EP ranks, got 9 counts"),
+    ([], SpecError, r"got 0 counts"),
+    ([0] * 8, SpecError, r"tokens_per_rank must give at least one EP rank a token, got 8 zeros"),
+    ([1, -1, 0, 0, 0, 0, 0, 0], SpecError,
+     r"tokens_per_rank\[1\] must be an int >= 0 \(EP rank 1's tokens\), got tokens_per_rank\[1\]=-1"),
+    # another kind: a TypeError (session 31, lead's rule)
+    ([1, 1.5, 0, 0, 0, 0, 0, 0], TypeError, r"got tokens_per_rank\[1\]=1\.5 \(a float\)"),
+    ([2.0, 0, 0, 0, 0, 0, 0, 0], TypeError, r"got tokens_per_rank\[0\]=2\.0 \(a float\)"),
+    ([True, 0, 0, 0, 0, 0, 0, 0], TypeError, r"got tokens_per_rank\[0\]=True \(a bool\)"),
+    (["1", 0, 0, 0, 0, 0, 0, 0], TypeError, r"got tokens_per_rank\[0\]='1' \(a str\)"),
+    (np.array(3), TypeError,
+     r"tokens_per_rank must be an int >= 1 or a sequence .* got tokens_per_rank=array\(3\)"),
+    ("12345678", TypeError, r"tokens_per_rank must be an int >= 1 or a sequence"),
+    (0, SpecError, r"tokens_per_rank must be an int >= 1 or a sequence"),
+    (2.0, TypeError, r"tokens_per_rank must be an int >= 1 or a sequence"),
 ])
-def test_bad_counts_are_named(bad, match):
+def test_bad_counts_are_named(bad, error, match):
     f = built("dgx-h100")
-    with pytest.raises(SpecError, match=match):
+    with pytest.raises(error, match=match):
         moe_exchange(f, "deepseek-v3", bad, 8, kernel="pplx", dispatch_bytes=1, combine_bytes=2)
 
 

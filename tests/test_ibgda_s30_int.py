@@ -69,7 +69,7 @@ _PPLX = X.exchange_kernel("pplx")
 # every int test of the two modules, each called with one value where an int is due
 _SITES = {
     "phase": (lambda v: X._phase_index(v), "phase must be"),
-    "rank_counts": (lambda v: X.rank_counts([v, 1], 2), "tokens must hold ints"),
+    "rank_counts": (lambda v: X.rank_counts([v, 1], 2), r"tokens\[0\] must be an int >= 0"),
     "lane_passes": (lambda v: X.lane_passes(v), "ep must be an int"),
     "receive_walk tokens": (lambda v: _PPLX.receive_walk(256, 8, v, 8), "tokens must be an int"),
     "receive_walk sources": (lambda v: _PPLX.receive_walk(256, 8, 2, 8, sources=v),
@@ -84,7 +84,7 @@ _SITES = {
                         "sources must be an int"),
     "busiest k": (lambda v: M.busiest_token(256, v, 16, 1, "uniform", 2), "k must be an int"),
     "held sources": (lambda v: X.held_counts(1, 4, v), "sources must be an int from 1"),
-    "held positions": (lambda v: X.held_counts(1, 4, [v]), "sources must be an int from 1"),
+    "held positions": (lambda v: X.held_counts(1, 4, [v]), r"sources\[0\] must be a position"),
 }
 
 
@@ -97,7 +97,9 @@ def test_a_registered_integral_is_refused_by_name(site):
 
 #: Sites that check through fabric._units.check_count: a count of the wrong kind is a
 #: TypeError there (lead's session 31 rule), a SpecError/ValueError at the others (as before)
-_CHECK_COUNT = {"busiest k", "phase", "lane_passes", "walk_wraps", "walk_sectors"}
+_CHECK_COUNT = {"busiest k", "phase", "lane_passes", "walk_wraps", "walk_sectors",
+                "rank_counts", "receive_walk tokens", "receive_walk sources", "expected_max",
+                "busiest tokens", "busiest sources", "held sources", "held positions"}
 
 
 def _wrong_kind(site):
@@ -125,7 +127,8 @@ def test_ep_as_bytes_or_a_0d_array_is_refused_by_name_not_read_as_ranks():
 
 @pytest.mark.parametrize("bad", [np.array(2), [[0, 1]], [np.array([0, 1])], b"\x00\x01", "01"])
 def test_sources_that_are_no_positions_are_refused_by_name(bad):
-    with pytest.raises(SpecError, match="sources must be an int from 1 to the 4 EP ranks"):
+    with pytest.raises(TypeError, match=r"sources(\[0\] must be a position 0\.\.3| must be an "
+                                        r"int from 1 to the 4 EP ranks)"):
         X.held_counts(1, 4, bad)
 
 
@@ -134,9 +137,9 @@ def test_moe_exchange_refuses_them_by_name_too():
     kw = {"kernel": "pplx", "dispatch_bytes": 1, "combine_bytes": 2}
     with pytest.raises(TypeError, match="ep must be an int or a sequence"):
         analysis.moe_exchange(f, "deepseek-v3", 2, b"\x00\x01", **kw)
-    with pytest.raises(SpecError, match="tokens_per_rank must be an int >= 1"):
+    with pytest.raises(TypeError, match="tokens_per_rank must be an int >= 1"):
         analysis.moe_exchange(f, "deepseek-v3", _Registered(), 8, **kw)
-    with pytest.raises(SpecError, match="sources must be an int from 1"):
+    with pytest.raises(TypeError, match="sources must be an int from 1"):
         analysis.moe_exchange(f, "deepseek-v3", 2, 4, sources=np.array(2), **kw)
 
 

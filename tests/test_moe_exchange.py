@@ -1278,8 +1278,11 @@ def test_busiest_token_takes_every_routing_spelling():
     from analysis._moe_exchange import busiest_token
     assert busiest_token(256, 8, 8, 1, {"max_nodes": 2}, 3) == busiest_token(
         256, 8, 8, 1, "node-limited:2", 3)
-    for bad in (0, -1, 1.5, True):
+    for bad in (0, -1):
         with pytest.raises(ValueError, match="tokens must be"):
+            busiest_token(256, 8, 8, 1, "uniform", bad)
+    for bad in (1.5, True):                     # another kind: a TypeError (session 31 rule)
+        with pytest.raises(TypeError, match="tokens must be"):
             busiest_token(256, 8, 8, 1, "uniform", bad)
 
 

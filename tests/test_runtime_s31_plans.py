@@ -52,6 +52,13 @@ def test_plans_are_each_runtime_own():
                 k = index[i, j]
                 assert (values[k], kinds[k]) == (M[i, j], kind[i, j])
                 assert plans[k] == _runtime_cost._p2p_plan(rt, view, M[i, j], True, copy=i == j)
+    # the same bytes as other kinds on the same view (a view keeps the distinct messages it
+    # found): each message still reads its own kind's plan
+    rt = runtime("nccl")
+    values, kinds, plans, index = _runtime_cost._p2p_plans(rt, view, M, np.ones((8, 8)))
+    assert set(kinds) == {1}
+    assert [plans[index[i, i]] for i in range(8)] == [
+        _runtime_cost._p2p_plan(rt, view, M[i, i], True) for i in range(8)]
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -63,9 +63,16 @@ def test_cli_writes_csv_and_figures_and_reruns_are_identical(tmp_path):
         main(["scaling", "--out", str(a), "--sizes", "-5", "--quiet"])
 
 
-@pytest.mark.parametrize("sizes", [[-5], [0], [64, 1], [True], [64.0]])
+@pytest.mark.parametrize("sizes", [[-5], [0], [64, 1]])
 def test_bad_sizes_are_named(sizes):
-    with pytest.raises(ValueError, match="chip counts"):
+    with pytest.raises(ValueError, match=r"sizes\[\d\] must be a chip count >= 2"):
+        scaling_study(["torus"], sizes)
+
+
+@pytest.mark.parametrize("sizes", [[True], [64.0]])
+def test_sizes_of_the_wrong_kind_are_a_type_error(sizes):
+    # session 31's rule (fabric._units.check_count): a wrong kind is a TypeError
+    with pytest.raises(TypeError, match=r"sizes\[0\] must be a chip count >= 2"):
         scaling_study(["torus"], sizes)
 
 
