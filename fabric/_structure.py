@@ -50,13 +50,13 @@ CONNECT = ("full", "ring", "line", "switch")
 
 def _ints(value, name, minimum=1):
     if is_int(value):
-        value = (value,)
+        return (check_count(value, name, minimum),)
     out = items_of(value)
     if out is None:             # not a sequence (a string is not read digit by digit)
         raise SpecError(f"{name} must be an integer or a sequence of integers, "
                         f"got {value!r}")
-    return tuple(check_count(v, name, minimum, f"integers >= {minimum} (each value)")
-                 for v in out)
+    # each value named by its position: shape[1]=0 (review S31-R1)
+    return tuple(check_count(v, f"{name}[{i}]", minimum) for i, v in enumerate(out))
 
 
 def _int(value, name, minimum=1):

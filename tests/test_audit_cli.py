@@ -34,8 +34,8 @@ def _run(argv, capsys):
 # (argv, a fragment the one line must contain)
 BAD = [
     # specs: sizes, options, names, units, sanity
-    (["metrics", "hypermesh:4x0x8"], "got shape=0"),
-    (["metrics", "hypermesh:4x-1x8"], "got shape=-1"),
+    (["metrics", "hypermesh:4x0x8"], "got shape[1]=0"),
+    (["metrics", "hypermesh:4x-1x8"], "got shape[1]=-1"),
     (["metrics", "hypermesh"], "needs shape"),
     (["metrics", "fattree:k=7"], "even"),
     (["metrics", "fattree:k=nan"], "k must be an integer"),

@@ -100,7 +100,7 @@ def test_next_hops_refuses_a_fractional_node_index():
 def test_a_bare_shape_is_one_dimension_its_check_names(build, shape):
     # a shape of the wrong kind is a TypeError, spec text not a numeral a SpecError (s31)
     with pytest.raises(SpecError if shape == "4x4" else TypeError,
-                       match="shape must be integers >= 1 \\(each dimension\\)"):
+                       match="shape must be an integer >= 1"):
         build(shape)
 
 

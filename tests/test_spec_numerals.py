@@ -37,7 +37,7 @@ def test_a_spec_with_a_numeral_that_is_not_ascii_digits_is_refused_by_name(spec)
 def test_ascii_specs_read_as_before():
     assert topologies.build("torus:4x4, links=2").n_endpoints == 16
     assert topologies.build("torus: 4x4").n_endpoints == 16
-    with pytest.raises(SpecError, match=r"integers >= 1 \(each dimension\), got shape=-3"):
+    with pytest.raises(SpecError, match=r"integer >= 1, got shape\[0\]=-3"):
         topologies.build("torus:-3x4")
 
 

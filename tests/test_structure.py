@@ -58,7 +58,7 @@ def test_grid_checks_its_values():
     assert Grid((4, 4), ("ring", "full"), 2).links == (2, 2)
     with pytest.raises(SpecError, match="connect needs 1 or 2 values"):
         Grid((4, 4), ("ring", "full", "line"))
-    with pytest.raises(SpecError, match="shape must be integers >= 1 \\(each value\\)"):
+    with pytest.raises(SpecError, match=r"shape\[1\] must be an integer >= 1, got shape\[1\]=0"):
         Grid((4, 0))
     with pytest.raises(TypeError, match="structure must be one of"):
         topologies.build("torus:4x4").replace(structure={"shape": (4, 4)})

@@ -29,14 +29,15 @@ def positive_int(value, name, minimum=1, rule=None):
 
 def per_dim(value, ndim, name, check):
     """Broadcast one value to every dimension (one given bare, checked once), or check a
-    sequence of ``ndim`` values."""
+    sequence of ``ndim`` values; ``check(value, label)`` names the value ``name`` or, in a
+    sequence, ``name[i]`` (review S31-R1)."""
     values = items_of(value)
     if values is None:
-        return (check(value),) * ndim
+        return (check(value, name),) * ndim
     if len(values) != ndim:
         raise SpecError(f"{name} needs 1 or {ndim} values (one per dimension), "
                         f"got {len(values)}: {values!r}")
-    return tuple(check(v) for v in values)
+    return tuple(check(v, f"{name}[{i}]") for i, v in enumerate(values))
 
 
 def check_size(endpoints, links, what):

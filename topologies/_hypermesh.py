@@ -27,9 +27,9 @@ __all__ = ["CONNECT", "hypermesh", "mesh", "torus"]
 CONNECT = ("full", "ring", "line", "switch")
 
 
-def _connect(value):
+def _connect(value, label="connect"):
     if value not in CONNECT:
-        raise SpecError(f"connect must be one of {', '.join(CONNECT)}, got {value!r}")
+        raise SpecError(f"{label} must be one of {', '.join(CONNECT)}, got {value!r}")
     return value
 
 
@@ -45,8 +45,10 @@ def _dims(shape):
     """``shape`` as a tuple of dimensions, each an integer >= 1; one given bare (not a
     sequence: an int, or a value its check names) is a one-dimensional shape."""
     items = items_of(shape)
-    return tuple(positive_int(s, "shape", rule="integers >= 1 (each dimension)")
-                 for s in ((shape,) if items is None else items))
+    if items is None:
+        return (positive_int(shape, "shape"),)
+    # each dimension named by its position: shape[1]=0 (review S31-R1)
+    return tuple(positive_int(s, f"shape[{i}]") for i, s in enumerate(items))
 
 
 def hypermesh(shape, connect="full", *, links=1, tech="cofabric", chips_per_host=None,
@@ -103,7 +105,7 @@ def hypermesh(shape, connect="full", *, links=1, tech="cofabric", chips_per_host
         raise SpecError("shape needs at least one dimension")
     ndim = len(shape)
     connect = per_dim(connect, ndim, "connect", _connect)
-    links = per_dim(links, ndim, "links", lambda v: positive_int(v, "links"))
+    links = per_dim(links, ndim, "links", positive_int)
     n = prod(shape)
     # links are lanes: each adjacency a bundle of k (a 2-ring's one edge of 2k, as built below)
     n_links = sum(_links_per_line(s, c) * (n // s) * (2 * k if (c == "ring" and s == 2) else k)

@@ -30,7 +30,7 @@ Examples
 >>> build("hypermesh:4x0x8")
 Traceback (most recent call last):
 ...
-fabric.SpecError: 'hypermesh:4x0x8': shape must be integers >= 1 (each dimension), got shape=0
+fabric.SpecError: 'hypermesh:4x0x8': shape[1] must be an integer >= 1, got shape[1]=0
 >>> build("fattree:k=7")
 Traceback (most recent call last):
 ...

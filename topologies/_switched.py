@@ -61,7 +61,7 @@ def switched(n, planes=1, *, links=1, tech="nvlink5", reduction=False, chips_per
         # order of checks is per_dim's; a huge planes would not fit in memory)
         links = positive_int(links, "links")
     else:
-        links = per_dim(links, planes, "links", lambda v: positive_int(v, "links"))
+        links = per_dim(links, planes, "links", positive_int)
     what = name or (f"switch:{n}" + (f",planes={planes}" if planes != 1 else ""))
     # links are lanes: every chip has a bundle of links[p] lanes to plane p
     lanes = planes * links if isinstance(links, int) else sum(links)
