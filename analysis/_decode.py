@@ -170,7 +170,7 @@ from ._gemm_measured import (
 )
 from ._mla_measured import mla_generation_parameters, mla_generation_time
 from ._models import WEIGHT_FORMATS, model_config
-from ._moe_exchange import check_background
+from ._moe_exchange import check_background, check_collective
 
 __all__ = [
     "DECODE_HBM_EFFICIENCY",
@@ -2162,7 +2162,7 @@ def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm=
     ...                  ("vllm", "tpu-v4", None))]
     ['_default_collective', '_default_collective', '_default_collective']
     """
-    if collective is not None:
+    if check_collective(collective) is not None:
         return collective
     if (engine == "vllm" and runtime is None and isinstance(algorithm, str)
             and algorithm == "auto"

@@ -1377,6 +1377,29 @@ def check_background(nic_background):
     return float(nic_background)
 
 
+def check_collective(collective):
+    """``collective`` if it is None or callable, else a TypeError naming it: the one check of
+    the ``collective=`` cost function that :func:`moe_exchange` and the decode, prefill and
+    serving models (through :func:`analysis._decode.engine_collective`) take, made whether
+    or not a collective is priced (a value no call would ever use was silently accepted).
+
+    >>> check_collective(None) is None
+    True
+    >>> check_collective("nccl")
+    Traceback (most recent call last):
+    ...
+    TypeError: collective must be a cost function like analysis.cost (called as collective(fabric, op, nbytes, **options), returning an object with .time in seconds) or None, got 'nccl' (a str); a runtime by name is runtime='nccl'
+    """
+    if collective is not None and not callable(collective):
+        hint = (f"; a runtime by name is runtime={collective!r}"
+                if isinstance(collective, str) else "")
+        raise TypeError("collective must be a cost function like analysis.cost (called as "
+                        "collective(fabric, op, nbytes, **options), returning an object with "
+                        f".time in seconds) or None, got {collective!r} "
+                        f"(a {type(collective).__name__}){hint}")
+    return collective
+
+
 def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, combine_bytes,
                  transport=None, routing="uniform", runtime=None, chip=None, collective=None,
                  kernel_gap=None, l2_flushed=True, nic_background=0.0, adaptive_routing=None,
@@ -1498,6 +1521,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     """
     kern = exchange_kernel(kernel)
     background = check_background(nic_background)
+    check_collective(collective)
     if adaptive_routing is None:
         adaptive_routing = EXCHANGE_ADAPTIVE_ROUTING.value
     elif is_bool(adaptive_routing):
