@@ -1391,8 +1391,13 @@ def check_collective(collective):
     TypeError: collective must be a cost function like analysis.cost (called as collective(fabric, op, nbytes, **options), returning an object with .time in seconds) or None, got 'nccl' (a str); a runtime by name is runtime='nccl'
     """
     if collective is not None and not callable(collective):
-        hint = (f"; a runtime by name is runtime={collective!r}"
-                if isinstance(collective, str) else "")
+        hint = ""
+        if isinstance(collective, str):
+            try:
+                get_runtime(collective)
+                hint = f"; a runtime by name is runtime={collective!r}"
+            except (SpecError, TypeError):
+                pass
         raise TypeError("collective must be a cost function like analysis.cost (called as "
                         "collective(fabric, op, nbytes, **options), returning an object with "
                         f".time in seconds) or None, got {collective!r} "

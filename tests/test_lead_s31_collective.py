@@ -44,6 +44,12 @@ def test_a_runtime_name_given_as_collective_points_at_runtime(nvl72):
                              collective="nccl")
 
 
+def test_other_strings_get_no_runtime_hint(nvl72):
+    with pytest.raises(TypeError, match=r"got '1' \(a str\)$"):
+        analysis.moe_exchange(nvl72, "deepseek-v3", 4, 8, kernel="one-sided", collective="1",
+                              **EXCHANGE)
+
+
 def test_a_cost_function_is_still_called(nvl72):
     calls = []
 
