@@ -426,7 +426,14 @@ LEFT_OUT = {
     "pplx-kernels README IBRC dispatch/combine (1 and 128 tokens, EP16-128)": (
         "NVSHMEM's IBRC transport posts RDMA through a CPU proxy thread; the model has only "
         "GPU-initiated network exchanges (EXCHANGE_SYNC, EXCHANGE_NIC_EFFICIENCY are "
-        "GPU-driven figures) and no proxy cost: not expressible honestly"),
+        "GPU-driven figures) and no proxy cost: not expressible honestly. Session 32: what IBRC "
+        "does to a queue pair is priced (one proxy RC queue pair per peer, each put a write and "
+        "each 64-bit SIGNAL_ADD a native fetch-add on it: the deepep-i493 rows, ~250 proxied "
+        "operations a rank per phase), but not the proxy thread's own time per operation (none "
+        "published, docs/sources.md s.7), and pplx puts every (token, expert) message and its "
+        "signal through that one thread, the NVLink peers' signals too (the job is not "
+        "load/store-connected): ~1,700-2,200 operations a rank per phase at 128 tokens, whose "
+        "proxy time the rows would set"),
     "pplx-kernels README Torch AtA / NVSHMEM AtA rows": (
         "dense all-to-alls (torch all_to_all_single = NCCL; nvshmemx_alltoallmem_on_stream) of "
         "world x local experts x tokens x 7392 B, not the pplx kernel: collective rows, the "
