@@ -590,7 +590,13 @@ _PPLX_IBGDA = (
     "0's sync signal: 15.1 us since session 17's recount of the post in NVSHMEM's SASS; "
     "and a peer round trip per copy to an NVLink peer, whose fence precedes its post: "
     "1.0-4.5 us); since review S17-R1 these chains between a block's copies (and the count "
-    "warp's) are a floor of the transfer, not added to it")
+    "warp's) are a floor of the transfer, not added to it. Session 32: the busiest queue "
+    "pair's own writes add to its round trips (they wait behind each held atomic: +5.0 us "
+    "dispatch, +9.8 us combine at EP16); the same README table's Torch AtA rows put 37.7-45.7 "
+    "GB/s a GPU across these nodes (one 400G NIC a GPU), and at EP32-128 both phases sit at "
+    "~2x the model's network time (~23.5 GB/s of remote bytes a GPU) where the same runs' "
+    "IBGDA NVSHMEM AtA (1.9-15 MB puts) reached 30.6-36.7: a per-message cost of these "
+    "7.4-14 KB put-with-signals with no sourced figure")
 _I493 = (
     "DeepEP V1 normal at 2 nodes on H200 (DeepEP issue #493; added at the lead's request after the "
     "model's value was seen). Session 32: priced as a84a248 ran it, NVSHMEM's IBRC transport with "
