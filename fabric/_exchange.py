@@ -2404,8 +2404,11 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                               "moeA2APrepareCombineKernel: with a payload outside the workspace "
                               "it copies every valid received slot (token_idx < recv_counters"
                               "[source], own rank included) into the symmetric buffer; "
-                              "tests/microbenchmarks/bench_moe_comm.py (the blog18 benchmark, "
-                              "its --perfect_router versions) and ConfigurableMoE pass "
+                              "tests/microbenchmarks/bench_moe_comm.py (the blog18 benchmark: "
+                              "every stored --perfect_router version up to one importing "
+                              "tensorrt_llm._torch.moe, a package of PR #17952, 2026-08-24, "
+                              "five months after blog18's tables; only the later 162db94 "
+                              "defaults to the workspace) and ConfigurableMoE pass "
                               "payload_in_workspace=False; costed as a read and a write of every "
                               "received copy at the chip's HBM bandwidth")),
             ("staging_source_bytes", (
