@@ -113,7 +113,11 @@ atomic that follows writes (deepseek-ai/DeepEP pull request #437). Priced where
 :data:`EXCHANGE_ADAPTIVE_ROUTING` (``moe_exchange(adaptive_routing=False)`` switches it off),
 the round trip being two of :data:`EXCHANGE_SYNC`'s network steps (no new figure): the phase's
 busiest remote queue pair then takes at least its atomics after writes times the round trip,
-and the last of them still waits one round trip after the network's last byte.
+and the last of them still waits one round trip after the network's last byte. A queue pair
+issues its work requests in order, so the writes behind a held atomic wait for it: where each
+message is a write followed by its atomic (``"each"``), the queue pair's own writes at its
+NIC's achieved rate add to its round trips (session 32; with ``"last"`` the network's time
+plus one round trip bounds them already).
 
 NIC rate
 --------
