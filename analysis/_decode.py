@@ -3460,6 +3460,10 @@ def collective_seconds(fabric, op, nbytes, positions, *, collective=None, algori
     size = float(np.sum(nbytes))
     if len(positions) < 2 or size <= 0:
         return 0.0
+    if size < 1:        # analysis.cost's ValueError, which a CLI would report as a bug
+        raise SpecError(f"{op} of {size:.3g} bytes: a collective moves whole bytes, and the "
+                        f"bytes per element (the model's activation_bytes, or dispatch_bytes / "
+                        f"combine_bytes) make a message of less than one")
     _check_reach(fabric, positions)
     algo = algorithm.get(op, "auto") if isinstance(algorithm, dict) else algorithm
     extra = {} if runtime is None else {"runtime": runtime}

@@ -124,7 +124,7 @@ from dataclasses import dataclass
 
 from fabric import MATH_FORMATS, Parameter, SpecError
 from fabric._system import read_text, read_toml
-from fabric._units import check_count, is_real
+from fabric._units import check_count, flag_of, is_real
 
 __all__ = ["GQA", "INDEX_KEY_BYTES", "MLA", "MODELS", "UNQUANTIZED_PARTS", "WEIGHT_FORMATS",
            "MoEModel", "WeightFormat", "load_model_toml", "model_config"]
@@ -677,6 +677,15 @@ class MoEModel:
                             f"routed_experts={self.routed_experts}")
         if not isinstance(self.attention, (MLA, GQA)):
             raise TypeError(f"attention must be MLA or GQA, got {type(self.attention).__name__}")
+        object.__setattr__(self, "hypothetical", flag_of(self.hypothetical, "hypothetical"))
+        try:            # huge sizes: an int too large for a float, or inf - inf = nan below
+            total = float(self.weight_bytes_total)
+        except OverflowError:
+            total = math.inf
+        if not math.isfinite(total):
+            raise SpecError(f"{self.name}: its weights come to more bytes than a float holds: "
+                            f"its sizes (layers, hidden, routed_experts, expert_ffn, dense_ffn, "
+                            f"vocab, attention) or bytes per weight are too large")
 
     def math_format(self, part):
         """The math format (a key of ``fabric.MATH_FORMATS``) the GEMMs of ``part`` run in
