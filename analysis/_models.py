@@ -1151,5 +1151,5 @@ def _build(cls, values, where):
         raise SpecError(f"{where}: missing keys {missing}")
     try:
         return cls(**values)
-    except TypeError as e:
+    except (TypeError, SpecError) as e:     # a bad value: the file names where it is
         raise SpecError(f"{where}: {e}") from e

@@ -12,8 +12,12 @@ A fuzz of every field of a model file (560 files: 0, -1, 1e400, nan, inf, "8", t
 - ``activation_bytes = 1e-5`` made a reduce-scatter of 0.57 bytes, which ``analysis.cost``
   refuses with a plain ValueError: the CLI reported a bug (exit 3). ``collective_seconds``,
   the one place decode, prefill and serving cost a collective, says what made it.
+
+And a bad value the model's own checks refuse (``heads`` not a multiple of ``kv_heads``,
+``experts_per_token > routed_experts``) did not name the file, as a TypeError's message did.
 """
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -93,3 +97,15 @@ def test_a_message_of_less_than_one_byte_names_the_bytes_per_element(tmp_path):
                             _file(tmp_path, "activation_bytes = 1e-6")])
     assert (rc, out, len(err.splitlines())) == (2, "", 1), err
     assert "a collective moves whole bytes" in err
+
+
+@pytest.mark.parametrize("old, new, words", [
+    ("kv_heads = 2", "kv_heads = 3", "m.toml [attention]: heads must be a multiple of kv_heads"),
+    ("experts_per_token = 2", "experts_per_token = 9",
+     "m.toml: experts_per_token must be <= routed_experts")])
+def test_a_bad_value_in_a_model_file_names_the_file(tmp_path, old, new, words):
+    # a SpecError of the model's own checks named no file (a TypeError's did)
+    p = tmp_path / "m.toml"
+    p.write_text(_MODEL.format(extra="").replace(old, new))
+    with pytest.raises(SpecError, match=re.escape(words)):
+        load_model_toml(p)
