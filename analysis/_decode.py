@@ -146,7 +146,7 @@ from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, e
 from fabric._memo import fabric_memo
 from fabric._runtime import release_on
 from fabric._schema import MAX_BYTES
-from fabric._units import check_count, flag_of, is_numeral, is_real
+from fabric._units import check_count, flag_of, is_finite, is_numeral, is_real
 
 from ._collectives import default_runtime
 from ._gemm import (
@@ -2286,8 +2286,7 @@ def check_number(name, value, minimum=0, unit="", *, strict=False, tail=""):
     ...
     fabric.SpecError: launch must be a finite number >= 0 seconds, got launch=-1
     """
-    ok = (is_real(value) and math.isfinite(value)
-          and (value > minimum if strict else value >= minimum))
+    ok = is_finite(value) and (value > minimum if strict else value >= minimum)
     if not ok:
         raise SpecError(f"{name} must be a finite number {'>' if strict else '>='} {minimum}"
                         f"{unit}{tail}, got {name}={value!r}")
@@ -2305,8 +2304,7 @@ def check_fraction(name, value, lo, hi, lo_open=False, tail=""):
     ...
     fabric.SpecError: usable_hbm must be in (0, 1], got usable_hbm=0
     """
-    ok = (is_real(value)
-          and math.isfinite(value) and (value > lo if lo_open else value >= lo) and value <= hi)
+    ok = is_finite(value) and (value > lo if lo_open else value >= lo) and value <= hi
     if not ok:
         bound = f"({lo}, {hi}]" if lo_open else f"[{lo}, {hi}]"
         raise SpecError(f"{name} must be in {bound}{tail}, got {name}={value!r}")

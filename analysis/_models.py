@@ -124,7 +124,7 @@ from dataclasses import dataclass
 
 from fabric import MATH_FORMATS, Parameter, SpecError
 from fabric._system import read_text, read_toml
-from fabric._units import check_count, flag_of, is_real
+from fabric._units import check_count, flag_of, is_finite, is_real
 
 __all__ = ["GQA", "INDEX_KEY_BYTES", "MLA", "MODELS", "UNQUANTIZED_PARTS", "WEIGHT_FORMATS",
            "MoEModel", "WeightFormat", "load_model_toml", "model_config"]
@@ -160,7 +160,7 @@ def _positive_number(name, value):
     TypeError or SpecError naming ``name``."""
     if not is_real(value):
         raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
-    if not (math.isfinite(value) and value > 0):
+    if not (is_finite(value) and value > 0):
         raise SpecError(f"{name} must be positive and finite, got {name}={value!r}")
     return float(value)
 
@@ -214,7 +214,7 @@ class WeightFormat:
     def __post_init__(self):
         for f, lo in (("bits", 0.0), ("scale_bits", None)):
             v = getattr(self, f)
-            if not is_real(v) or not math.isfinite(v) or (v <= lo if lo is not None else v < 0):
+            if not is_finite(v) or (v <= lo if lo is not None else v < 0):
                 rule = "> 0" if lo is not None else ">= 0"
                 raise SpecError(f"weight format {self.name!r}: {f} must be a finite number "
                                 f"{rule}, got {v!r}")

@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from fabric import NodeError, SpecError
-from fabric._units import check_count, is_bool, is_int, is_real
+from fabric._units import check_count, is_bool, is_finite, is_int, is_real
 
 __all__ = ["TRAFFIC", "LinkLoads", "TrafficMatrix", "link_loads",
            "traffic"]
@@ -246,11 +246,7 @@ def _moe(n, nbytes, seed, experts, top_k, tokens, skew, placement):
         check_count(value, what, 1)
     if top_k > E:
         raise SpecError(f"top_k={top_k} must not exceed experts={E}")
-    try:
-        finite = is_real(skew) and math.isfinite(skew)
-    except OverflowError:       # an int beyond a float
-        finite = False
-    if not (finite and skew >= 0):
+    if not (is_finite(skew) and skew >= 0):
         raise SpecError(f"skew must be a finite number >= 0, got {skew!r:.60}")
     skew = float(skew)
     if placement == "round-robin":
