@@ -1645,7 +1645,7 @@ def host_launch_delay(gpu_time, host_launch, devices, iterations=20, blocking=Fa
     for name, v in (("gpu_time", gpu_time), ("host_launch", host_launch)):
         if not is_real(v):
             raise TypeError(f"{name} must be a number of seconds, got {v!r}")
-        if not math.isfinite(v):
+        if not is_finite(v):
             raise SpecError(f"{name} must be finite, got {v!r}")
         if v < 0:
             raise SpecError(f"{name} must be >= 0 seconds, got {v!r}")

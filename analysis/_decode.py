@@ -146,7 +146,7 @@ from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, e
 from fabric._memo import fabric_memo
 from fabric._runtime import release_on
 from fabric._schema import MAX_BYTES
-from fabric._units import check_count, flag_of, is_finite, is_numeral, is_real
+from fabric._units import check_count, flag_of, is_finite, is_numeral
 
 from ._collectives import default_runtime
 from ._gemm import (
@@ -1086,15 +1086,13 @@ def expert_activation(experts, k, tokens, skew=0.0):
     >>> pick.tolist(), active.tolist()
     ([0.5, 0.5, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5])
     """
-    if not is_real(skew) or not (
-            math.isfinite(skew) and skew >= 0):
+    if not (is_finite(skew) and skew >= 0):
         # a bool is not an exponent (True read as 1), nor is a string
         raise SpecError(f"skew must be a finite number >= 0, got skew={skew!r}")
     experts = check_count(experts, "experts", 1, "an integer >= 1 (routed experts)")
     if check_count(k, "k", 0, f"an integer between 0 and experts ({experts})") > experts:
         raise SpecError(f"k must be an integer between 0 and experts ({experts}), got k={k!r}")
-    if not is_real(tokens) or not (
-            math.isfinite(tokens) and tokens >= 0):
+    if not (is_finite(tokens) and tokens >= 0):
         # a negative count would make an expert more than certainly active
         raise SpecError(f"tokens must be a finite number >= 0 (tokens routed), got "
                         f"tokens={tokens!r}")

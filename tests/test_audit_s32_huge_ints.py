@@ -3,8 +3,9 @@
 A keyword fuzz of decode_step and moe_exchange (``10**400`` among the hostile values) raised
 ``OverflowError: int too large to convert to float`` from every number check, naming no
 parameter: ``is_real(v) and math.isfinite(v)`` asks ``math.isfinite`` to convert the int. The
-same idiom sat in 18 number checks (chips, transports, exchange kernels, the graph schema, the
-models, scale_links/equalize, traffic's skew, cost's nbytes); they now ask
+same idiom sat in 22 number checks (chips, transports, exchange kernels, the graph schema, the
+models, scale_links/equalize, traffic's skew, cost's nbytes, expert_activation,
+closed_form, host_launch_delay); they now ask
 :func:`fabric._units.is_finite`, whose answer for such an int is False, so each check says what
 it says of nan.
 """
@@ -14,7 +15,8 @@ import networkx as nx
 import pytest
 
 import topologies
-from analysis import cost, decode_step, moe_exchange, traffic
+from analysis import closed_form, cost, decode_step, expert_activation, moe_exchange, traffic
+from analysis._collectives import host_launch_delay
 from analysis._fair import equalize, scale_links
 from analysis._models import WEIGHT_FORMATS, model_config
 from fabric import CHIPS, Fabric, FabricError, exchange_kernel
@@ -61,6 +63,10 @@ CASES = {
     "scale_links": lambda: scale_links(_F, bandwidth=HUGE),
     "equalize target": lambda: equalize(_F, HUGE),
     "cost nbytes": lambda: cost(_F, "all-reduce", HUGE),
+    "host_launch_delay": lambda: host_launch_delay(HUGE, 3e-6, 1),
+    "closed_form alpha": lambda: closed_form("all-reduce", "ring", 8, 1024, HUGE, 1e-9),
+    "expert_activation skew": lambda: expert_activation(16, 2, 4, skew=HUGE),
+    "expert_activation tokens": lambda: expert_activation(16, 2, HUGE),
     "traffic skew": lambda: traffic(8, "moe", 1.0, experts=16, top_k=2, tokens=4, skew=HUGE),
 }
 
