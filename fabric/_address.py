@@ -249,7 +249,8 @@ def check_interleave(ways, granularity):
     """Raise :class:`AddressMapError` unless ``ways`` and ``granularity`` follow the CXL rules.
 
     ``ways`` in {1, 2, 4, 8, 16, 3, 6, 12}; ``granularity`` a power of two from
-    256 B to 16 KiB (docs/sources.md s.3).
+    256 B to 16 KiB (docs/sources.md s.3). Either of the wrong kind (a float, a bool, None)
+    is a TypeError (STYLE's rule, as :func:`fabric._units.check_count`).
 
     >>> check_interleave(3, 4096)
     >>> check_interleave(5, 4096)
@@ -257,12 +258,16 @@ def check_interleave(ways, granularity):
     ...
     fabric.AddressMapError: interleave ways must be one of (1, 2, 4, 8, 16, 3, 6, 12), got ways=5
     """
-    if not is_int(ways) or ways not in INTERLEAVE_WAYS:
-        raise AddressMapError(f"interleave ways must be one of {INTERLEAVE_WAYS}, got "
-                              f"ways={show_value(ways)}")
-    if not is_int(granularity) or granularity not in INTERLEAVE_GRANULARITIES:
-        raise AddressMapError("interleave granularity must be a power of two from 256 B to "
-                              f"16 KiB, got granularity={show_value(granularity)}")
+    for what, value, rule, allowed in (
+            ("ways", ways, f"one of {INTERLEAVE_WAYS}", INTERLEAVE_WAYS),
+            ("granularity", granularity, "a power of two from 256 B to 16 KiB",
+             INTERLEAVE_GRANULARITIES)):
+        if not is_int(value):
+            raise TypeError(f"interleave {what} must be {rule}, got {what}={show_value(value)} "
+                            f"(a {type(value).__name__})")
+        if value not in allowed:
+            raise AddressMapError(f"interleave {what} must be {rule}, got "
+                                  f"{what}={show_value(value)}")
 
 
 def interleave_target(offset, ways, granularity):
@@ -275,11 +280,11 @@ def interleave_target(offset, ways, granularity):
     Raises
     ------
     TypeError
-        If ``offset`` is not an integer or integer array (a bool, a float, a float array).
+        If ``offset`` is not an integer or integer array (a bool, a float, a float array), or
+        ``ways`` or ``granularity`` not an integer.
     AddressMapError
         Unless ``offset`` is in ``[0, 2**62)`` and ``ways`` and ``granularity`` follow
-        :func:`check_interleave` (a choice from a set: any other value, of any kind, is an
-        AddressMapError, as :func:`fabric.check` reports it of a plan).
+        :func:`check_interleave`.
 
     >>> interleave_target(5 * 256 + 7, 4, 256)
     (1, 263)

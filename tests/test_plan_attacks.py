@@ -272,11 +272,13 @@ def test_interleave_target_refuses_bad_offsets(offset, error):
     assert type(e.value) is error
 
 
-@pytest.mark.parametrize("ways, gran", [(True, 256), (4, True), (4.0, 256), (4, 256.0), (5, 256)])
-def test_interleave_refuses_bad_ways_and_granularity(ways, gran):
-    # a choice from a set (CXL's ways and granularities): any other value is AddressMapError
-    with pytest.raises(AddressMapError, match="ways|granularity"):
+@pytest.mark.parametrize("ways, gran, error", [
+    (True, 256, TypeError), (4, True, TypeError), (4.0, 256, TypeError), (4, 256.0, TypeError),
+    (5, 256, AddressMapError), (4, 512 + 256, AddressMapError)])
+def test_interleave_refuses_bad_ways_and_granularity(ways, gran, error):
+    with pytest.raises(error, match="ways|granularity") as e:
         interleave_target(0, ways, gran)
+    assert type(e.value) is error
 
 
 @pytest.mark.parametrize("pos, dev, error", [
