@@ -53,6 +53,7 @@ from ._units import (
     format_address,
     format_size,
     is_bool,
+    is_float,
     is_int,
     parse_address,
     sequence_of,
@@ -185,7 +186,8 @@ def whole_numbers(values, what, rule="integers >= 0", *, high=None, exc=AddressM
     ...
     fabric.AddressMapError: interleave position must be integers in 0..7, got interleave position=9
     """
-    if is_int(values) or is_bool(values) or isinstance(values, (float, str)) or values is None:
+    if is_int(values) or is_bool(values) or is_float(values) or isinstance(values, str) \
+            or values is None:
         return check_count(values, what, 0, rule.replace("integers", "an integer"), below=high,
                            error=exc)
     a = np.asarray(values)
