@@ -12,6 +12,7 @@ import json
 
 import numpy as np
 import pytest
+from source_trees import spelled
 
 from analysis._json_units import to_json
 from analysis._report_parts import Column, Table, fmt_float, fmt_value
@@ -51,3 +52,10 @@ def test_a_numpy_float_scalar_offset_is_named_as_a_float_not_an_array():
         whole_numbers(np.float32(1.0), "offset")
     with pytest.raises(AddressMapError):
         whole_numbers(np.int64(-1), "offset")
+
+
+def test_no_package_module_asks_isinstance_float_but_the_float_test_and_toml_values():
+    # is_float is the one float test; _system's TOML values are Python floats by the format
+    assert spelled(r"isinstance\([^()]*, float\)") == [
+        "fabric/_system.py: isinstance(v, float)", "fabric/_system.py: isinstance(v, float)",
+        "fabric/_units.py: isinstance(x, float)"]
