@@ -337,6 +337,21 @@ def test_symmetric_memory_refuses_bad_inputs(sd200):
         mem.addresses(np.array([True]), 0)
 
 
+def test_a_sequence_holding_a_bool_is_refused_not_read_as_1(sd200):
+    # numpy reads [0, True] as the ints [0, 1]: rank 1's heap, address 1 (session 32)
+    mem = sd200.replace(address_plan=AddressPlan(heap=SymmetricHeap(GiB, offset=32 * GiB))) \
+        .symmetric_memory
+    asks = [(lambda: mem.addresses([0, True], [0, 0]), r"rank\[1\]=True"),
+            (lambda: mem.addresses([0, 1], [[0], [np.False_]]), r"offset\[1\]\[0\]=np\.False_"),
+            (lambda: sd200.address_map.lookup_many([4096, True]), r"address\[1\]=True"),
+            (lambda: sd200.translate_many("host0", (True, 0)), r"local address\[0\]=True"),
+            (lambda: interleave_target([0, True], 4, 256), r"interleave offset\[1\]=True")]
+    for ask, named in asks:
+        with pytest.raises(TypeError, match=named):
+            ask()
+    assert mem.addresses([0, 1], [0, 0]).tolist() == [mem.address(0), mem.address(1)]
+
+
 def test_translate_many_refuses_bool_and_float_arrays(sd200):
     for bad in (np.array([True]), np.array([4096.0])):
         with pytest.raises(TypeError, match="local addresses must be an integer array"):
