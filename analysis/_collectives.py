@@ -772,11 +772,23 @@ def _traffic_arg(op, nbytes, p):
     a byte between ranks (:func:`_is_empty`)."""
     if op != "all-to-allv":
         return None
-    M = np.asarray(nbytes, dtype=float)
+    what = f"all-to-allv takes a traffic matrix (bytes, {p} x {p}) as nbytes"
+    try:
+        M = np.asarray(nbytes)
+    except ValueError as e:     # numpy refuses rows of different lengths
+        raise ValueError(f"{what}, got rows of different lengths") from e
+    if M.dtype.kind == "O" and all(map(is_real, M.flat)):
+        M = M.astype(float)     # Python numbers held as objects (ints, Fractions)
+    if M.dtype.kind not in "iuf":
+        # numpy would read booleans as 1-byte pairs and keep a complex's real part: a flag
+        # or a complex is no byte count (a bool size is refused the same way: read_nbytes)
+        kind = {"b": "booleans", "c": "complex numbers", "U": "text", "S": "text"}.get(
+            M.dtype.kind, "values that are not numbers")
+        raise TypeError(f"{what}, got {kind}: {nbytes!r:.60}")
+    M = M.astype(float)
     if M.shape != (p, p):
         # before the total: a matrix of the wrong shape and no bytes was divided by 0
-        raise ValueError(f"all-to-allv takes a traffic matrix (bytes, {p} x {p}) as nbytes, "
-                         f"got an array of shape {M.shape}")
+        raise ValueError(f"{what}, got an array of shape {M.shape}")
     # before cost() normalises by the total: an all-negative matrix divided by its
     # (negative) total would pass for a valid one
     if not np.isfinite(M).all() or (M < 0).any():
@@ -809,7 +821,8 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         Size per rank in the nccl-tests sense (all-gather: the gathered
         output; all-to-all: the whole send buffer), 1 to 2**63 - 1 bytes; a string such as
         ``"1GiB"`` is parsed. For all-to-allv a ``p x p`` traffic matrix in bytes (at
-        least 1 byte in all). A fractional size is costed as given; where NCCL counts
+        least 1 byte in all; numbers: a matrix of booleans, text or complex numbers is a
+        TypeError). A fractional size is costed as given; where NCCL counts
         whole bytes (its point-to-point protocol plan) it is read at its ceiling.
         The number 0 (or an all-to-allv matrix with no byte between distinct ranks: zeros,
         or bytes on the diagonal only, each rank's copy to itself, which no schedule moves,
