@@ -70,7 +70,7 @@ import re
 
 from ._errors import SpecError
 from ._params import Parameter
-from ._units import is_int, is_real
+from ._units import is_int, is_real, show_value
 
 __all__ = ["EXECUTION_FACTORS", "NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES",
            "PREDICTION_FIELDS", "PREDICTION_KERNEL_FILES", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "TORCH_SYMM_MEM", "VLLM_CUSTOM_ALLREDUCE", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "release_tag", "revision_holds", "runtime",
@@ -1544,7 +1544,9 @@ def runtime(name, version=None, date=None):
     version that is no modelled tag is the tag it stands for (:func:`release_tag`:
     ``"nccl@2.28"`` is ``"nccl@2.28.3"``, constants, timing and kernels alike).
     ``runtime("nccl", date="2024-09-19")`` is the release :func:`nccl_release_on` gives for
-    that date (for a measurement whose source states no release).
+    that date (for a measurement whose source states no release). A name or a version that
+    is not text (``5``, ``True``, ``version=2.28``) is a TypeError; an unknown name or
+    release a SpecError.
 
     >>> runtime("nccl@2.20.5").hw_latency[("nvlink", "nvls", "Simple")]
     2.3e-05
@@ -1555,12 +1557,22 @@ def runtime(name, version=None, date=None):
     """
     if isinstance(name, Runtime):
         return name
+    # STYLE's rule: a name or release of the wrong kind is a TypeError (5 and True were
+    # "unknown runtime" SpecErrors; a float version 2.28 was read as the text "2.28")
+    for what, value, rule in (
+            ("runtime", name, ("a name such as 'nccl', 'nccl@2.21.5' or 'ideal', or a "
+                               "fabric.Runtime")),
+            ("version", version, "a release as text, such as '2.21.5', or None")):
+        if not isinstance(value, str) and (what == "runtime" or value is not None):
+            kind = type(value).__name__
+            raise TypeError(f"{what} must be {rule}, got {show_value(value)} "
+                            f"({'an' if kind[0] in 'aeiou' else 'a'} {kind})")
     if date is not None:
-        if version is not None or (isinstance(name, str) and "@" in name):
+        if version is not None or "@" in name:
             raise SpecError("pass a release or a date, not both")
         version = nccl_release_on(date)
-    key = name.strip().lower() if isinstance(name, str) else name
-    if isinstance(key, str) and "@" in key:
+    key = name.strip().lower()
+    if "@" in key:
         key, at = key.split("@", 1)
         if version is not None:
             raise SpecError(f"runtime {name!r} names its version; do not pass version= too")

@@ -1,0 +1,32 @@
+"""A runtime named by a value of the wrong kind (session 32, runtime; ``fabric.runtime``).
+
+STYLE's rule: a wrong kind is a TypeError, a wrong value a SpecError. ``runtime=5`` or
+``runtime=True`` was an "unknown runtime" SpecError, and ``runtime("nccl", version=2.28)``
+read the float as the text "2.28" (NCCL 2.28.3): a release is text, as "nccl@2.28" is.
+"""
+import pytest
+from degrade import built
+
+import fabric
+from analysis import cost
+
+
+@pytest.mark.parametrize("name, kind", [(5, "an int"), (True, "a bool"), (None, "a NoneType"),
+                                        (b"nccl", "a bytes"), (2.5, "a float")])
+def test_a_runtime_of_the_wrong_kind_is_a_type_error(name, kind):
+    with pytest.raises(TypeError, match=r"^runtime must be a name such as 'nccl', "
+                                        rf".*, got .* \({kind}\)$"):
+        fabric.runtime(name)
+    if name is not None:        # cost's None is its default runtime
+        with pytest.raises(TypeError, match="runtime must be a name"):
+            cost(built("dgx-h100"), "all-reduce", 1024, runtime=name)
+
+
+def test_a_release_of_the_wrong_kind_is_a_type_error():
+    for version in (2.28, True, 2):
+        with pytest.raises(TypeError, match=r"^version must be a release as text"):
+            fabric.runtime("nccl", version=version)
+    # text still reads as before; an unknown name stays a SpecError (a wrong value)
+    assert fabric.runtime("nccl", version="2.28").name == "nccl@2.28.3"
+    with pytest.raises(fabric.SpecError, match="unknown runtime 'mpi'"):
+        fabric.runtime("mpi")
