@@ -1304,9 +1304,25 @@ NCCL_RELEASE_DATES = {
 }
 
 
+def _kind(value):
+    """``value``'s type with its article, for a TypeError: "an int", "a float"."""
+    kind = type(value).__name__
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+
+
 def _parse_date(text):
+    """``text``, an ISO date such as ``"2024-05-10"`` (or a :class:`datetime.date`), as a date:
+    a SpecError for text that is no ISO date, a TypeError for another kind (the number
+    20240919 was read as its digits)."""
+    if isinstance(text, datetime.datetime):
+        return text.date()
+    if isinstance(text, datetime.date):
+        return text
+    if not isinstance(text, str):
+        raise TypeError(f"date must be an ISO date as text, such as '2024-05-10', or a "
+                        f"datetime.date, got {show_value(text)} ({_kind(text)})")
     try:
-        return datetime.date.fromisoformat(str(text).strip())
+        return datetime.date.fromisoformat(text.strip())
     except ValueError:
         raise SpecError(f"date {text!r} is not an ISO date such as 2024-05-10") from None
 
@@ -1564,9 +1580,7 @@ def runtime(name, version=None, date=None):
                                "fabric.Runtime")),
             ("version", version, "a release as text, such as '2.21.5', or None")):
         if not isinstance(value, str) and (what == "runtime" or value is not None):
-            kind = type(value).__name__
-            raise TypeError(f"{what} must be {rule}, got {show_value(value)} "
-                            f"({'an' if kind[0] in 'aeiou' else 'a'} {kind})")
+            raise TypeError(f"{what} must be {rule}, got {show_value(value)} ({_kind(value)})")
     if date is not None:
         if version is not None or "@" in name:
             raise SpecError("pass a release or a date, not both")

@@ -30,3 +30,21 @@ def test_a_release_of_the_wrong_kind_is_a_type_error():
     assert fabric.runtime("nccl", version="2.28").name == "nccl@2.28.3"
     with pytest.raises(fabric.SpecError, match="unknown runtime 'mpi'"):
         fabric.runtime("mpi")
+
+
+def test_a_date_of_the_wrong_kind_is_a_type_error():
+    # the number 20240919 was read as its digits (NCCL 2.23.4); a datetime.date is a date
+    import datetime
+
+    from analysis import trtllm_release_on
+    for day in (20240919, True, 2024.5):
+        with pytest.raises(TypeError, match=r"^date must be an ISO date as text"):
+            fabric.runtime("nccl", date=day)
+        with pytest.raises(TypeError, match=r"^date must be an ISO date as text"):
+            fabric.nccl_release_on(day)
+    with pytest.raises(TypeError, match="got 20250516 \\(an int\\)"):
+        trtllm_release_on(20250516)
+    assert fabric.runtime("nccl", date=datetime.date(2024, 9, 19)).name == \
+        fabric.runtime("nccl", date="2024-09-19").name == "nccl@2.23.4"
+    with pytest.raises(fabric.SpecError, match="is not an ISO date"):
+        fabric.runtime("nccl", date="2024-9-19")
