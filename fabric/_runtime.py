@@ -1390,8 +1390,9 @@ _HISTORY_SOURCE = ("NVIDIA/nccl src/graph/tuning.cc and src/include/device.h rea
 
 
 def _parse_version(text):
-    if not isinstance(text, str):
-        raise SpecError(f"NCCL version must be a string of the form 2.21.5, got {text!r}")
+    if not isinstance(text, str):     # a wrong kind (STYLE): 2.28 is not read as "2.28"
+        raise TypeError(f"NCCL version must be a string of the form 2.21.5, got "
+                        f"{show_value(text)} ({_kind(text)})")
     return _parse_version_text(text)
 
 
@@ -1573,14 +1574,11 @@ def runtime(name, version=None, date=None):
     """
     if isinstance(name, Runtime):
         return name
-    # STYLE's rule: a name or release of the wrong kind is a TypeError (5 and True were
-    # "unknown runtime" SpecErrors; a float version 2.28 was read as the text "2.28")
-    for what, value, rule in (
-            ("runtime", name, ("a name such as 'nccl', 'nccl@2.21.5' or 'ideal', or a "
-                               "fabric.Runtime")),
-            ("version", version, "a release as text, such as '2.21.5', or None")):
-        if not isinstance(value, str) and (what == "runtime" or value is not None):
-            raise TypeError(f"{what} must be {rule}, got {show_value(value)} ({_kind(value)})")
+    # STYLE's rule: a name of the wrong kind is a TypeError (5 and True were "unknown
+    # runtime" SpecErrors); a version's kind is checked where it is read (_parse_version)
+    if not isinstance(name, str):
+        raise TypeError(f"runtime must be a name such as 'nccl', 'nccl@2.21.5' or 'ideal', or "
+                        f"a fabric.Runtime, got {show_value(name)} ({_kind(name)})")
     if date is not None:
         if version is not None or "@" in name:
             raise SpecError("pass a release or a date, not both")
@@ -1594,7 +1592,7 @@ def runtime(name, version=None, date=None):
     if version is not None:
         if key != "nccl":
             raise SpecError(f"only the nccl runtime takes a version, not {name!r}")
-        return _nccl_version(str(version))
+        return _nccl_version(version)
     try:
         return RUNTIMES[key]
     except (KeyError, TypeError):

@@ -1,8 +1,9 @@
 """A runtime named by a value of the wrong kind (session 32, runtime; ``fabric.runtime``).
 
 STYLE's rule: a wrong kind is a TypeError, a wrong value a SpecError. ``runtime=5`` or
-``runtime=True`` was an "unknown runtime" SpecError, and ``runtime("nccl", version=2.28)``
-read the float as the text "2.28" (NCCL 2.28.3): a release is text, as "nccl@2.28" is.
+``runtime=True`` was an "unknown runtime" SpecError, ``runtime("nccl", version=2.28)`` read
+the float as the text "2.28" (NCCL 2.28.3) while ``release_tag(2.28)`` was a SpecError: a
+release is text, as "nccl@2.28" is; a date is text or a ``datetime.date``.
 """
 import pytest
 from degrade import built
@@ -24,8 +25,11 @@ def test_a_runtime_of_the_wrong_kind_is_a_type_error(name, kind):
 
 def test_a_release_of_the_wrong_kind_is_a_type_error():
     for version in (2.28, True, 2):
-        with pytest.raises(TypeError, match=r"^version must be a release as text"):
+        with pytest.raises(TypeError, match=r"^NCCL version must be a string of the form "
+                                            r"2\.21\.5, got .* \(an? (float|bool|int)\)$"):
             fabric.runtime("nccl", version=version)
+        with pytest.raises(TypeError, match="NCCL version must be a string"):
+            fabric.release_tag(version)
     # text still reads as before; an unknown name stays a SpecError (a wrong value)
     assert fabric.runtime("nccl", version="2.28").name == "nccl@2.28.3"
     with pytest.raises(fabric.SpecError, match="unknown runtime 'mpi'"):
