@@ -745,22 +745,23 @@ def _is_empty(op, nbytes, M):
     return is_real(nbytes) and nbytes == 0
 
 
-def _empty_cost(fabric, op, p, rt, size=0.0):
+def _empty_cost(fabric, op, p, rt, total=0.0):
     """:func:`cost` of ``op`` of 0 bytes over ``p`` ranks under ``rt``: 0 s where the runtime
     launches nothing (one rank: nothing to move under any runtime), else a
     NotApplicableError naming what it launches
-    (:func:`analysis._runtime_cost.empty_operation`). ``size``: an all-to-allv's total,
-    bytes each rank copies to itself (none crosses between ranks)."""
+    (:func:`analysis._runtime_cost.empty_operation`). ``total``: an all-to-allv's bytes, each
+    rank's copy to itself (none crosses between ranks); its ``size`` is ``total / p``, the
+    bytes per rank as for any all-to-allv (:func:`_result`)."""
     launches, why = (_runtime_cost.empty_operation(rt, op) if p > 1
                      else (False, "one rank: nothing to move"))
-    own = f"its {size:g} bytes are each rank's copy to itself, which no schedule moves"
+    own = f"its {total:g} bytes are each rank's copy to itself, which no schedule moves"
     if launches:
-        what = (f"{op} with no byte between distinct ranks ({own})" if size
+        what = (f"{op} with no byte between distinct ranks ({own})" if total
                 else f"{op} of 0 bytes")
         raise NotApplicableError(f"{what} under the {rt.name} runtime: {why}")
-    if size:
+    if total:
         why = f"{why}; {own}"
-    return CollectiveCost(fabric=fabric.name, op=op, size=float(size), ranks=p,
+    return CollectiveCost(fabric=fabric.name, op=op, size=total / p, ranks=p,
                           algorithm="none", transport="none", time=0.0, algbw=0.0, busbw=0.0,
                           steps=(), bottleneck=None, lower_bound=0.0,
                           candidates=(("none", why),), runtime=rt.name)
@@ -830,8 +831,8 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         the runtime launches nothing for it (``"ideal"``; NCCL's collectives from 2.20.3,
         whose ``taskAppend`` discards an empty one, and its all-to-all from 2.28.3, one
         ``ncclAlltoAll`` call; ``"symmetric-memory"``'s collectives),
-        its ``algorithm`` and ``transport`` ``"none"``, ``size`` the matrix's total, and the
-        reason in ``candidates``; a NotApplicableError naming why where the runtime
+        its ``algorithm`` and ``transport`` ``"none"``, ``size`` the matrix's total over
+        its ranks (as for any all-to-allv), and the reason in ``candidates``; a NotApplicableError naming why where the runtime
         launches something the model does not cost (NCCL before 2.20.3; NCCL's sends and
         receives of 0 bytes, so send-recv, all-to-allv, and all-to-all before 2.28.3):
         :func:`analysis._runtime_cost.empty_operation`.

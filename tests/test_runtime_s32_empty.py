@@ -35,7 +35,8 @@ def test_bytes_only_on_the_diagonal_are_an_empty_operation(runtime):
         return
     r = cost(f, "all-to-allv", DIAG, runtime=runtime)
     assert (r.time, r.fixed, r.algbw, r.busbw, r.lower_bound, r.steps) == (0.0,) * 5 + ((),)
-    assert (r.size, r.algorithm, r.transport) == (36e6, "none", "none")
+    # size: bytes per rank, the matrix's total over its ranks, as for any all-to-allv
+    assert (r.size, r.algorithm, r.transport) == (36e6 / 8, "none", "none")
     ((label, why),) = r.candidates
     assert label == "none" and why.startswith("the ideal runtime") and "to itself" in why
 
@@ -45,6 +46,8 @@ def test_one_rank_of_an_all_to_allv_moves_nothing_as_an_all_to_all():
     for runtime in ("nccl", "nccl@2.18.3", "symmetric-memory"):
         r = cost(f, "all-to-allv", [[5.0]], ranks=[3], runtime=runtime)
         assert (r.time, r.size, r.ranks) == (0.0, 5.0, 1)
+        M = np.full((8, 8), 1000.0)
+        assert cost(f, "all-to-allv", M, runtime="ideal").size == M.sum() / 8 == 8000.0
         assert r.time == cost(f, "all-to-all", 5.0, ranks=[3], runtime=runtime).time
 
 
