@@ -2332,14 +2332,14 @@ def _p2p_pair_parts(rt, view, nbytes):
 
     p = int(view.p)
     dom = view.node_labels()
-    multi = view.n_nodes > 1
     if np.ndim(nbytes) == 0:
-        # the message to itself, to a peer of the node, to a network peer
-        _values, _kinds, plan, index = _p2p_plans(rt, view, np.full(3, float(nbytes)),
-                                             np.arange(3)[::-1])
-        copy, near, far = plan[1][index].tolist()
-        near = near if (not multi or view.ppn > 1) else copy
-        far = far if multi else copy
+        # the message to itself, to a peer of the node, to a network peer (those the group has)
+        kind = _all_to_all_kinds(view)
+        _values, _kinds, plan, index = _p2p_plans(rt, view, np.full(len(kind), float(nbytes)),
+                                                  kind)
+        parts = dict(zip(kind, plan[1][index].tolist()))
+        copy = parts[2]
+        near, far = parts.get(1, copy), parts.get(0, copy)
         if copy == near == far:
             return copy
         return lambda i, j: np.where(i == j, copy, np.where(dom[i] == dom[j], near, far))
@@ -2566,10 +2566,15 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
         # messages and the batches (p2p_batches) read one set of distinct pairs
         pairs = np.asarray(view.M, dtype=float) * n
         sizes, kind = pairs, _pair_kinds(view)
-    elif op == "all-to-all" and multi and view.ppn > 1:
-        # across nodes a rank's messages are of two kinds: to the peers of its node and to
-        # the network's (p2p_protocol: only the former have an LL buffer)
-        sizes, kind = (per_peer, per_peer), (1, 0)
+    elif op == "all-to-all":
+        import numpy as np
+
+        # one message of each kind the group has, and the copy (left out of the messages),
+        # the batches' own (p2p_batches): across nodes a rank's messages can be of two kinds,
+        # to the peers of its node and to the network's (p2p_protocol: only the former have
+        # an LL buffer)
+        kind = _all_to_all_kinds(view)
+        sizes = np.full(len(kind), float(per_peer))
     else:
         sizes, kind = (per_peer,), (0 if multi else 1,)
     proto, nc, step_lat, share, ll = _p2p_messages(rt, view, sizes, kind)
@@ -2582,7 +2587,8 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
         off = ~np.eye(view.p, dtype=bool)
         if pairs is None:
             pairs = np.full((view.p, view.p), float(per_peer))
-            ll = np.where(view.same_node(), ll[0], ll[1])
+            by_kind = dict(zip(kind, ll.tolist()))
+            ll = np.where(view.same_node(), by_kind[1], by_kind[0])
         wire = pairs.copy()
         wire[off] += (eff - 1.0) * ll[off]
     # one step of the protocol the message runs: a p2p step is a ring step (one send to a
@@ -2681,6 +2687,14 @@ def _p2p_messages(rt, view, sizes, kind):
         share = float(shares[0]) if shares.size else (1.0 if big[0] == "LL" else 0.0)
         return big[0], big[1], step, share, None
     return big[0], big[1], step, None, ll[index]
+
+
+def _all_to_all_kinds(view):
+    """The peers of an all-to-all's messages (:func:`_p2p_plans`' kinds): the copy to itself
+    (2); a peer of the node (1), every peer in one node, across nodes where a node holds
+    several of the group's ranks; a network peer (0) across nodes."""
+    multi = view.n_nodes > 1
+    return (2,) + ((1,) if not multi or view.ppn > 1 else ()) + ((0,) if multi else ())
 
 
 def _pair_kinds(view):

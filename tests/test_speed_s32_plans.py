@@ -80,9 +80,10 @@ def test_sorted_distinct_is_numpys_unique(seed, n, k, zeros):
 
 
 def test_a_cost_finds_the_distinct_pairs_once(monkeypatch):
-    # the operation's messages and its batches read one search of the whole matrix, under a
-    # release retimed by later revisions too: one set of distinct pairs a cost, each kind of
-    # peer (copy, node, network) sorted once
+    # the operation's messages and its batches read one search of the whole matrix (an
+    # all-to-all's: one message of each kind), under a release retimed by later revisions
+    # too: one set of distinct pairs a cost, each kind of peer (copy, node, network) sorted
+    # once
     found, sorted_ = set(), []
     distinct, search = _runtime_cost._distinct_messages, _runtime_cost._sorted_distinct
 
@@ -107,3 +108,8 @@ def test_a_cost_finds_the_distinct_pairs_once(monkeypatch):
             cost(f, "all-to-allv", M, runtime=name)
             assert len(found) == 1, (spec, name, len(found))
             assert len(sorted_) == kinds and sum(sorted_) == p * p, (spec, name, sorted_)
+            # an all-to-all: one message of each kind the group has, and the copy
+            found.clear()
+            sorted_.clear()
+            cost(f, "all-to-all", 1 << 20, runtime=name)
+            assert len(found) == 1 and len(sorted_) == kinds, (spec, name, found, sorted_)
