@@ -216,7 +216,7 @@ from ._errors import SpecError
 from ._params import Parameter
 from ._runtime import runtime
 from ._tech import link_tech
-from ._units import check_count, flag_of, is_bool, is_int, is_real, items_of
+from ._units import check_count, flag_of, is_bool, is_finite, is_int, is_real, items_of
 
 __all__ = ["EXCHANGE_BLOCK_RATE", "EXCHANGE_KERNELS", "EXCHANGE_LATENCY", "EXCHANGE_NIC_EFFICIENCY",
            "EXCHANGE_SYNC", "ExchangeKernel", "exchange_kernel", "peer_access_latency"]
@@ -1269,7 +1269,7 @@ class ExchangeKernel:
             raise SpecError("pull_threads and pull_vector are both set (a pulling combine) or "
                              "both 0")
         v = self.staging_source_bytes
-        if not (is_real(v) and math.isfinite(v) and v >= 0):
+        if not (is_finite(v) and v >= 0):
             raise SpecError(f"staging_source_bytes must be bytes per element >= 0, got {v!r}")
         if (not isinstance(self.release_fence, tuple) or len(self.release_fence) != 2
                 or any(not is_bool(x) for x in self.release_fence)):
@@ -1544,7 +1544,7 @@ class ExchangeKernel:
         >>> exchange_kernel("one-sided").qp_atomics(0, 64.0)
         0
         """
-        if not is_real(messages) or not (math.isfinite(messages) and messages >= 0):
+        if not (is_finite(messages) and messages >= 0):
             raise SpecError(f"messages must be a number >= 0, got {messages!r}")
         mode = self.qp_signals[phase] if self.qp_signals else ""
         if not mode or messages == 0:
