@@ -118,7 +118,15 @@ import types
 from dataclasses import dataclass
 
 from fabric import Fabric, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
-from fabric._units import check_count, flag_of, is_int, is_real, items_of
+from fabric._units import (
+    check_count,
+    check_fraction,
+    check_number,
+    flag_of,
+    is_int,
+    is_real,
+    items_of,
+)
 
 from ._decode import (
     DECODE_HBM_EFFICIENCY,
@@ -129,8 +137,6 @@ from ._decode import (
     LAUNCH_OVERHEAD,
     TWO_BATCH,
     check_engine,
-    check_fraction,
-    check_number,
     check_trtllm_release,
     collective_holds_starts,
     collective_seconds,

@@ -76,3 +76,19 @@ def test_an_int_beyond_a_float_is_refused_by_name(case):
     with pytest.raises((FabricError, ValueError)) as e:
         CASES[case]()
     assert "int too large" not in str(e.value) and str(HUGE)[:20] in str(e.value)
+
+
+def test_one_number_check_names_a_huge_int_briefly():
+    # review S32-R2: the decode/serving/speculative models and traffic share fabric._units'
+    # check_number / check_fraction (traffic re-spelled them); a huge int is named in brief
+    from analysis import _decode, _serving, _speculative, _traffic
+    from fabric import SpecError, _units
+
+    for mod in (_decode, _serving, _speculative, _traffic):
+        assert mod.check_number is _units.check_number
+        assert mod.check_fraction is _units.check_fraction
+    with pytest.raises(SpecError, match=r"^launch must be a finite number >= 0, got "
+                                        r"launch=1000000000\d*\.\.\. \(401 digits\)$"):
+        _units.check_number("launch", HUGE)
+    with pytest.raises(SpecError, match=r"^overlap must be in \[0, 1\], got overlap=-10+\.\.\. "):
+        _units.check_fraction("overlap", -HUGE, 0, 1)
