@@ -10,6 +10,7 @@ closed_form, host_launch_delay); they now ask
 it says of nan.
 """
 import dataclasses
+import re
 
 import networkx as nx
 import pytest
@@ -92,3 +93,19 @@ def test_one_number_check_names_a_huge_int_briefly():
         _units.check_number("launch", HUGE)
     with pytest.raises(SpecError, match=r"^overlap must be in \[0, 1\], got overlap=-10+\.\.\. "):
         _units.check_fraction("overlap", -HUGE, 0, 1)
+
+
+#: "a real number and finite" spelled by hand: is_real(x) then math.isfinite(x) within a few
+#: lines (the overflow at 10**400 lived in exactly this spelling).
+_BY_HAND = r"is_real\((\w+)\)[^\n]*(?:\n[^\n]*){0,2}?math\.isfinite\(\1\)"
+
+
+def test_no_package_module_spells_the_finite_test_again():
+    from source_trees import spelled
+
+    # fabric/_runtime.py's split-table check is runtime's to switch (board, 10:03)
+    assert [s for s in spelled(_BY_HAND) if not s.startswith("fabric/_runtime.py")] == []
+    for old in ("ok = (is_real(value) and math.isfinite(value)",
+                "if not is_real(skew) or not (\n            math.isfinite(skew) and skew >= 0):",
+                "if not is_real(v):\n    raise TypeError(v)\nif not math.isfinite(v):"):
+        assert re.search(_BY_HAND, old), old
