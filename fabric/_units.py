@@ -336,7 +336,7 @@ def parse_address(value):
             raise TypeError(f"address must be an integer, got {show_value(value)}") from None
         if address != value:
             raise ValueError(f"address must be a whole number, got {show_value(value)}")
-        if _binary_float(value) and not abs(value) < 2**53:
+        if is_float(value) and not abs(value) < 2**53:
             # 2.0**54 + 1 is 2.0**54: the float no longer says which address was meant
             raise ValueError(f"address {show_value(value)} is a float, exact only below 2**53; "
                              "give an int or a string such as '0x40_0000_0000_0001'")
@@ -345,11 +345,6 @@ def parse_address(value):
     return address
 
 
-def _binary_float(value):
-    """True for a Python or numpy binary float (which holds whole numbers exactly only
-    below 2**53), False for ints, Fractions and Decimals."""
-    return isinstance(value, float) or (type(value).__module__ == "numpy"
-                                        and "float" in type(value).__name__)
 
 
 #: Longest text of a value quoted in an error message; longer ones are abbreviated.
@@ -548,6 +543,23 @@ def is_real(x):
     if isinstance(x, (int, float)):     # the common case first: this is asked per element
         return not isinstance(x, bool)
     return isinstance(x, numbers.Real) and not is_bool(x)
+
+
+def is_float(x):
+    """True for a binary float, Python's or numpy's (np.float16, np.float32, np.longdouble:
+    numpy's by its module's name, as :func:`is_int`), False for ints, bools, Fractions and
+    Decimals. A float holds whole numbers exactly only below 2**53, and a formatter writes
+    it with float digits: an np.float32 prints as the float it is, ``float(x)`` (exact), not
+    as numpy's shortest text of a float32 (:func:`is_real` for any real number).
+
+    >>> import numpy as np
+    >>> [is_float(x) for x in (2.5, np.float32(2.5), np.float64(1), 3, np.int64(3), True)]
+    [True, True, True, False, False, False]
+    """
+    if isinstance(x, float):
+        return True
+    return type(x).__module__ == "numpy" and isinstance(x, numbers.Real) \
+        and not isinstance(x, numbers.Integral)
 
 
 def _checked(value, name, what):
