@@ -166,6 +166,9 @@ def align_up(x, a):
     return -(-x // a) * a
 
 
+_BOOL_TYPES = frozenset((bool, np.bool_))
+
+
 def integer_array(values, what):
     """``np.asarray(values)``, refusing a sequence that holds a bool among its ints with a
     TypeError naming its position: numpy reads ``[0, True]`` as the ints ``[0, 1]``, so a
@@ -178,12 +181,12 @@ def integer_array(values, what):
     """
     a = np.asarray(values)
     if a.dtype.kind in "iu" and a.ndim and a.size and not isinstance(values, np.ndarray):
-        given = np.asarray(values, dtype=object)           # the elements as they were given
-        flags = np.frompyfunc(is_bool, 1, 1)(given).astype(bool)
-        if flags.any():
-            at = tuple(int(i) for i in np.argwhere(flags)[0])
-            name = what + "".join(f"[{i}]" for i in at)
-            raise TypeError(f"{name} must be an integer, got {name}={given[at]!r} (a bool)")
+        given = values if a.ndim == 1 and isinstance(values, (list, tuple)) else \
+            np.asarray(values, dtype=object).ravel().tolist()          # as they were given
+        if not _BOOL_TYPES.isdisjoint(map(type, given)):       # bool and np.bool_ are final
+            k = next(i for i, v in enumerate(given) if is_bool(v))
+            name = what + "".join(f"[{int(i)}]" for i in np.unravel_index(k, a.shape))
+            raise TypeError(f"{name} must be an integer, got {name}={given[k]!r} (a bool)")
     return a
 
 

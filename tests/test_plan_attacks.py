@@ -350,6 +350,10 @@ def test_a_sequence_holding_a_bool_is_refused_not_read_as_1(sd200):
         with pytest.raises(TypeError, match=named):
             ask()
     assert mem.addresses([0, 1], [0, 0]).tolist() == [mem.address(0), mem.address(1)]
+    # the vectorized queries' one node check the same (a flag was node 1)
+    with pytest.raises(TypeError, match=r"dst\[0\] must be an integer, got dst\[0\]=True"):
+        sd200.router.latency([0, 1], [True, 2])
+    assert sd200.node_indices((0, 1)).tolist() == [0, 1]
 
 
 def test_translate_many_refuses_bool_and_float_arrays(sd200):
