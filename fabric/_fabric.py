@@ -22,7 +22,7 @@ from functools import cached_property
 import networkx as nx
 import numpy as np
 
-from ._address import integer_array
+from ._arrays import number_array
 from ._chips import ChipSpec, chip_spec
 from ._errors import GraphError, NodeError
 from ._failures import Failures
@@ -311,7 +311,7 @@ class Fabric:
         if a.dtype.kind not in "iu":
             raise TypeError(f"{what} must be node indices (integers), got dtype {a.dtype}")
         if not isinstance(x, np.ndarray):
-            integer_array(x, what)          # [0, True]: numpy reads the flag as node 1
+            number_array(x, what)           # [0, True]: numpy reads the flag as node 1
         a = np.atleast_1d(a)
         # one reduction: a negative index reads as 2**64 + it on uint64, so >= n as well
         if a.astype(np.int64, copy=False).view(np.uint64).max() >= n:

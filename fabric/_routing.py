@@ -193,6 +193,7 @@ Examples
 import numpy as np
 import scipy.sparse as sp
 
+from ._arrays import number_array
 from ._errors import NodeError, RoutingError
 from ._routing_bypass import Bypass, Bypasses
 from ._routing_dor import DimOrder
@@ -486,7 +487,7 @@ class Router:
         """
         s, d, w = self._pairs(src, dst, nbytes)
         n_groups = check_count(n_groups, "n_groups", 1)
-        g = np.asarray(group)
+        g = number_array(group, "group")       # [0, True]: numpy reads the flag as group 1
         if g.dtype.kind not in "iu":
             raise TypeError(f"group must be integers, got dtype {g.dtype}")
         g = np.broadcast_to(np.atleast_1d(g).astype(np.int64, copy=False), s.shape) \
