@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 from degrade import built
 
+from fabric._transport import transports_for
+
 
 @pytest.mark.parametrize("nbytes, named", [
     (True, r"got True \(a bool\)"), ("1000", r"got '1000' \(a str\)"),
@@ -27,3 +29,14 @@ def test_numbers_of_any_kind_are_the_bytes_they_are():
     want = r.loads([0, 1], [2, 3], 1000.0)
     for nbytes in (1000, np.int64(1000), np.float32(1000), [1000, 1000.0], np.full(2, 1000)):
         assert np.array_equal(r.loads([0, 1], [2, 3], nbytes), want)
+
+
+@pytest.mark.parametrize("src, named", [
+    ([0.7], "src must be node indices"), ([True], "src must be node indices"),
+    (["3"], "src must be node indices"), ([0, True], r"src\[1\] must be an integer")])
+def test_transports_for_reads_nodes_through_the_one_node_check(src, named):
+    # np.asarray(src, dtype=np.int64) read 0.7 as node 0, True as node 1, '3' as node 3
+    f = built("torus:4x4")
+    with pytest.raises(TypeError, match=named):
+        transports_for(f, "native", src, [5] * len(src))
+    assert [t.name for t in transports_for(f, "native", [0, 1], [5, 5])] == ["loadstore"] * 2
