@@ -13,10 +13,6 @@ from ._units import is_bool
 
 __all__ = []
 
-#: bool and np.bool_ cannot be subclassed, so an element's exact type decides
-_BOOL_TYPES = frozenset((bool, np.bool_))
-
-
 def number_array(values, what):
     """``np.asarray(values)``; a TypeError naming its position when ``values`` is a sequence
     (not an ndarray) whose numbers hold a bool. The array's dtype is each caller's own rule.
@@ -37,7 +33,7 @@ def number_array(values, what):
         # a 1-D list is its own elements; anything else as numpy holds them, as given
         given = values if a.ndim == 1 and isinstance(values, (list, tuple)) else \
             np.asarray(values, dtype=object).ravel().tolist()
-        if not _BOOL_TYPES.isdisjoint(map(type, given)):
+        if any(map(is_bool, given)):            # the one bool test (numpy's too)
             k = next(i for i, v in enumerate(given) if is_bool(v))
             name = what + "".join(f"[{int(i)}]" for i in np.unravel_index(k, a.shape))
             kind = "an integer" if a.dtype.kind in "iu" else "a number"
