@@ -248,9 +248,9 @@ from fabric._units import (
     check_count,
     flag_of,
     is_bool,
+    is_finite,
     is_int,
     is_numeral,
-    is_real,
     items_of,
     name_list,
     sequence_of,
@@ -984,7 +984,7 @@ class MoEExchange:
 # -- the model ----------------------------------------------------------------------------
 
 def _token_bytes(value, hidden, name):
-    if not is_real(value) or not (math.isfinite(value) and value > 0):
+    if not (is_finite(value) and value > 0):
         raise SpecError(f"{name} must be a number of bytes > 0, got {name}={value!r}")
     return float(value) * hidden if value <= _MAX_ELEMENT_BYTES else float(value)
 
@@ -1432,7 +1432,7 @@ def check_background(nic_background):
     ...
     fabric.SpecError: nic_background must be bytes/s >= 0, got True
     """
-    if not (is_real(nic_background) and math.isfinite(nic_background) and nic_background >= 0):
+    if not (is_finite(nic_background) and nic_background >= 0):
         raise SpecError(f"nic_background must be bytes/s >= 0, got {nic_background!r}")
     return float(nic_background)
 
@@ -1752,7 +1752,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         import analysis  # the decode model's Parameter, through the package
         gap = analysis.GRAPH_KERNEL_OVERHEAD.value
         params = params + (analysis.GRAPH_KERNEL_OVERHEAD,)
-    elif not is_real(kernel_gap) or not (math.isfinite(kernel_gap) and kernel_gap >= 0):
+    elif not (is_finite(kernel_gap) and kernel_gap >= 0):
         raise SpecError(f"kernel_gap must be seconds >= 0, got {kernel_gap!r}")
     else:
         gap = float(kernel_gap)

@@ -70,7 +70,7 @@ import re
 
 from ._errors import SpecError
 from ._params import Parameter
-from ._units import is_int, is_real
+from ._units import is_int, is_real, show_value
 
 __all__ = ["EXECUTION_FACTORS", "NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES",
            "PREDICTION_FIELDS", "PREDICTION_KERNEL_FILES", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "TORCH_SYMM_MEM", "VLLM_CUSTOM_ALLREDUCE", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "release_tag", "revision_holds", "runtime",
@@ -1317,9 +1317,25 @@ NCCL_RELEASE_DATES = {
 }
 
 
+def _kind(value):
+    """``value``'s type with its article, for a TypeError: "an int", "a float"."""
+    kind = type(value).__name__
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+
+
 def _parse_date(text):
+    """``text``, an ISO date such as ``"2024-05-10"`` (or a :class:`datetime.date`), as a date:
+    a SpecError for text that is no ISO date, a TypeError for another kind (the number
+    20240919 was read as its digits)."""
+    if isinstance(text, datetime.datetime):
+        return text.date()
+    if isinstance(text, datetime.date):
+        return text
+    if not isinstance(text, str):
+        raise TypeError(f"date must be an ISO date as text, such as '2024-05-10', or a "
+                        f"datetime.date, got {show_value(text)} ({_kind(text)})")
     try:
-        return datetime.date.fromisoformat(str(text).strip())
+        return datetime.date.fromisoformat(text.strip())
     except ValueError:
         raise SpecError(f"date {text!r} is not an ISO date such as 2024-05-10") from None
 
@@ -1387,8 +1403,9 @@ _HISTORY_SOURCE = ("NVIDIA/nccl src/graph/tuning.cc and src/include/device.h rea
 
 
 def _parse_version(text):
-    if not isinstance(text, str):
-        raise SpecError(f"NCCL version must be a string of the form 2.21.5, got {text!r}")
+    if not isinstance(text, str):     # a wrong kind (STYLE): 2.28 is not read as "2.28"
+        raise TypeError(f"NCCL version must be a string of the form 2.21.5, got "
+                        f"{show_value(text)} ({_kind(text)})")
     return _parse_version_text(text)
 
 
@@ -1557,7 +1574,9 @@ def runtime(name, version=None, date=None):
     version that is no modelled tag is the tag it stands for (:func:`release_tag`:
     ``"nccl@2.28"`` is ``"nccl@2.28.3"``, constants, timing and kernels alike).
     ``runtime("nccl", date="2024-09-19")`` is the release :func:`nccl_release_on` gives for
-    that date (for a measurement whose source states no release).
+    that date (for a measurement whose source states no release). A name or a version that
+    is not text (``5``, ``True``, ``version=2.28``) is a TypeError; an unknown name or
+    release a SpecError.
 
     >>> runtime("nccl@2.20.5").hw_latency[("nvlink", "nvls", "Simple")]
     2.3e-05
@@ -1568,12 +1587,17 @@ def runtime(name, version=None, date=None):
     """
     if isinstance(name, Runtime):
         return name
+    # STYLE's rule: a name of the wrong kind is a TypeError (5 and True were "unknown
+    # runtime" SpecErrors); a version's kind is checked where it is read (_parse_version)
+    if not isinstance(name, str):
+        raise TypeError(f"runtime must be a name such as 'nccl', 'nccl@2.21.5' or 'ideal', or "
+                        f"a fabric.Runtime, got {show_value(name)} ({_kind(name)})")
     if date is not None:
-        if version is not None or (isinstance(name, str) and "@" in name):
+        if version is not None or "@" in name:
             raise SpecError("pass a release or a date, not both")
         version = nccl_release_on(date)
-    key = name.strip().lower() if isinstance(name, str) else name
-    if isinstance(key, str) and "@" in key:
+    key = name.strip().lower()
+    if "@" in key:
         key, at = key.split("@", 1)
         if version is not None:
             raise SpecError(f"runtime {name!r} names its version; do not pass version= too")
@@ -1581,7 +1605,7 @@ def runtime(name, version=None, date=None):
     if version is not None:
         if key != "nccl":
             raise SpecError(f"only the nccl runtime takes a version, not {name!r}")
-        return _nccl_version(str(version))
+        return _nccl_version(version)
     try:
         return RUNTIMES[key]
     except (KeyError, TypeError):
