@@ -251,6 +251,7 @@ from fabric._units import (
     is_finite,
     is_int,
     is_numeral,
+    is_real,
     items_of,
     name_list,
     sequence_of,
