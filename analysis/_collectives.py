@@ -94,7 +94,7 @@ from fabric import runtime as get_runtime
 from fabric import transport as get_transport
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
-from fabric._units import check_count, is_bool, is_real
+from fabric._units import check_count, is_bool, is_finite, is_real
 
 from . import _runtime_cost
 from ._bounds import cut_seconds_per_byte, flow_seconds_per_byte
@@ -314,7 +314,7 @@ def read_nbytes(nbytes):
         raise TypeError(f"nbytes must be a number of bytes, got {type(nbytes).__name__}")
     if type(nbytes).__module__ == "numpy":
         nbytes = nbytes.item()      # np.float16: comparing it with MAX_BYTES overflows, warning
-    if not math.isfinite(nbytes) or nbytes <= 0:
+    if not is_finite(nbytes) or nbytes <= 0:      # 10**400: no OverflowError
         raise ValueError(f"nbytes must be a finite size > 0 bytes, got nbytes={nbytes!r}")
     if nbytes < 1:
         raise ValueError(f"nbytes must be at least 1 byte (a size in bytes: no collective "
@@ -1660,7 +1660,7 @@ def host_launch_delay(gpu_time, host_launch, devices, iterations=20, blocking=Fa
     for name, v in (("gpu_time", gpu_time), ("host_launch", host_launch)):
         if not is_real(v):
             raise TypeError(f"{name} must be a number of seconds, got {v!r}")
-        if not math.isfinite(v):
+        if not is_finite(v):
             raise SpecError(f"{name} must be finite, got {v!r}")
         if v < 0:
             raise SpecError(f"{name} must be >= 0 seconds, got {v!r}")

@@ -1980,119 +1980,180 @@ def p2p_ll_bytes(rt, view, nbytes, local=False):
     return _p2p_plan(rt, view, nbytes, local)[2]
 
 
-def _p2p_plan(rt, view, nbytes, local=False, copy=False, channels=None):
+def _p2p_plan(rt, view, nbytes, local=False, copy=False):
     """``(first chunk's protocol, channels, LL bytes)`` of one p2p message (see
     :func:`p2p_protocol`, :func:`p2p_ll_bytes`); ``local``: to a peer in the sender's node;
     ``copy``: the rank's message to itself, never LL (``addP2pToPlan``: ``protoLL[dir] =
-    !selfSend``); ``channels``: :func:`p2p_channels` of the group, where a caller plans many
-    messages of one group (it was two thirds of a plan's time)."""
+    !selfSend``). One message of :func:`_p2p_plan_array`."""
+    import numpy as np
+
+    kind = 2 if copy else 1 if local else 0
+    ll, channels, ll_bytes = _p2p_plan_array(rt, view, np.array([nbytes], dtype=float),
+                                             np.array([kind]))
+    return ("LL" if ll[0] else "Simple"), int(channels[0]), int(ll_bytes[0])
+
+
+def _p2p_plan_array(rt, view, nbytes, kind, channels=None):
+    """NCCL's plan of each of an array of p2p messages: ``nbytes`` their bytes, ``kind`` their
+    peers (0: a network peer, 1: a peer of the sender's node, 2: itself, the copy, never LL:
+    ``addP2pToPlan``'s ``protoLL[dir] = !selfSend``), ``channels`` :func:`p2p_channels` of the
+    group where the caller has it. Returns three arrays of ``nbytes``' shape: whether the
+    (first chunk's) protocol is LL, the channels (parts), and the LL bytes (the rules:
+    :func:`p2p_protocol`, :func:`p2p_ll_bytes`). Whole bytes (``ceil``) in integers, exact:
+    int64 below 2**62 bytes, Python integers above (a rounded-up chunk must not wrap)."""
+    import numpy as np
+
     _p2pn, nmax, nmin, chunk = p2p_channels(rt, view) if channels is None else channels
     q = rt.p2p
-    thr = q["ll_threshold"]
-    b = math.ceil(nbytes)
-    multi = view.n_nodes > 1
+    b = np.ceil(np.asarray(nbytes, dtype=float))
+    if not np.isfinite(b).all():
+        raise ValueError(f"a p2p message's bytes must be finite, got {nbytes!r}")
+    if b.size and np.abs(b).max() >= 2.0**62:
+        b = np.array([int(x) for x in b.ravel()], dtype=object).reshape(b.shape)
+    else:
+        b = b.astype(np.int64)
+    kind = np.asarray(kind)
+    if kind.shape != b.shape:
+        kind = np.broadcast_to(kind, b.shape)
+    # no LL buffer: the copy to itself, and a network peer's p2p connection (net.cc: shared
+    # p2p buffers, LL only with NCCL_ALLOC_P2P_NET_LL_BUFFERS) whatever the size (a peer in
+    # the node has one: p2p.cc, shm.cc)
+    no_ll = kind == 2
+    if view.n_nodes > 1 and not q["net_ll_buffers"]:
+        no_ll = no_ll | (kind == 0)
+    thr = np.where(no_ll, -1, q["ll_threshold"])
     lo, hi = _p2p_part_bounds(view, chunk)
-    if multi and not local and not q["net_ll_buffers"]:
-        # a network peer's p2p connection has no LL buffer (net.cc: shared p2p buffers, LL
-        # only with NCCL_ALLOC_P2P_NET_LL_BUFFERS), so NCCL runs Simple to it whatever the
-        # size (a peer in the node has one: p2p.cc, shm.cc)
-        thr = -1
-    if copy:
-        thr = -1
     if q["ll_rule"] == 1:
         # the protocol first (thresholdLL), then the parts from that protocol's step
         ll = b <= nmax * thr
-        lo, hi = _p2p_part_bounds(view, p2p_ll_step(rt) if ll else chunk)
-        return ("LL" if ll else "Simple"), _p2p_parts(nmin, nmax, lo, hi, b), (b if ll else 0)
-    if b == 0:
-        return ("LL" if thr >= 0 else "Simple"), 1, 0
+        ll_lo, ll_hi = _p2p_part_bounds(view, p2p_ll_step(rt))
+        ch = _p2p_parts(nmin, nmax, np.where(ll, ll_lo, lo), np.where(ll, ll_hi, hi), b)
+        return ll, ch, np.where(ll, b, 0).astype(np.int64)
     if q["ll_rule"] == 0:
-        ch = nmin
-        size = max(lo, -(-b // ch))
-        while size > hi and ch <= nmax // 2:
-            ch *= 2
-            size = -(-b // ch)
+        # calcP2pChunkSize: nChannelsMin doubled while the chunk exceeds the largest part
+        ch = np.full(b.shape, nmin, dtype=np.int64)
+        size = np.maximum(lo, -(-b // ch))
+        while True:
+            grow = (size > hi) & (ch <= nmax // 2)
+            if not grow.any():
+                break
+            ch = np.where(grow, ch * 2, ch)
+            size = np.where(grow, -(-b // ch), size)
         size = -(-size // lo) * lo
-        if size <= thr or b <= thr:
-            return "LL", ch, b
-        tail = b % size
-        return "Simple", ch, (tail if 0 < tail <= thr else 0)
+        ll = (size <= thr) | (b <= thr)
+        tail = b % np.where(size > 0, size, 1)
+        ll_bytes = np.where(ll, b, np.where((tail > 0) & (tail <= thr), tail, 0))
+        # an empty message: one channel, LL where the connection has an LL buffer
+        empty = b == 0
+        return (np.where(empty, thr >= 0, ll), np.where(empty, 1, ch),
+                np.where(empty, 0, ll_bytes).astype(np.int64))
     ch = _p2p_parts(nmin, nmax, lo, hi, b)
     ll = b <= ch * thr
-    return ("LL" if ll else "Simple"), ch, (b if ll else 0)
+    return ll, ch, np.where(ll, b, 0).astype(np.int64)
 
 
 def _p2p_plans(rt, view, nbytes, kind):
-    """:func:`_p2p_plan` of every message of an array: ``nbytes`` each message's bytes,
-    ``kind`` its peer (0: a network peer, 1: a peer of the sender's node, 2: itself, the copy),
-    broadcast to ``nbytes``' shape. Returns ``(values, kinds, plans, index)``: each distinct
-    (bytes, kind) once, its plan, and for each message the position of its own.
+    """:func:`_p2p_plan_array` of every distinct message of an array: ``nbytes`` each
+    message's bytes, ``kind`` its peer (0: a network peer, 1: a peer of the sender's node, 2:
+    itself, the copy), broadcast to ``nbytes``' shape. Returns ``(values, kinds, plan,
+    index)``: each distinct (bytes, kind) once (:func:`_distinct_messages`), ``plan`` the
+    three arrays of their plans (LL, channels, LL bytes) and for each message the position of
+    its own.
 
-    A plan is made once per view (one cost's group) and runtime plan facts (the release's p2p
-    rules and LL step, the group's p2p channels; the view's ``runtime_memo``), so an
-    all-to-allv's messages (:func:`_p2p_messages`) and batches (:func:`_p2p_pair_parts`), and
-    their retiming under a later revision, read one plan of each distinct pair.
+    A view (one cost's group) finds the distinct messages of an array once and plans them
+    once per set of runtime plan facts (the release's p2p rules and LL step, the group's p2p
+    channels; the view's ``runtime_memo``), so an all-to-allv's messages
+    (:func:`_p2p_messages`) and batches (:func:`_p2p_pair_parts`), and their retiming under a
+    later revision, read one plan of each distinct pair.
     """
     import numpy as np
 
     nbytes = np.asarray(nbytes, dtype=float)
-    kind = np.broadcast_to(np.asarray(kind, dtype=np.int64), nbytes.shape)
-    values, kinds, index = _distinct_messages(view, nbytes, kind)
+    kind = np.asarray(kind, dtype=np.int64)
+    if kind.shape != nbytes.shape:
+        kind = np.broadcast_to(kind, nbytes.shape)
+    values, kinds, index, plans = _distinct_messages(view, nbytes, kind)
     channels = p2p_channels(rt, view)
-    key = ("p2p plans", p2p_ll_step(rt), frozenset(rt.p2p.items()), channels)
-    memo = view.runtime_memo.setdefault(key, {})
-    plans = []
-    for b, k in zip(values, kinds):
-        plan = memo.get((b, k))
-        if plan is None:
-            plan = memo[b, k] = _p2p_plan(rt, view, b, k > 0, copy=k == 2, channels=channels)
-        plans.append(plan)
-    return values, kinds, plans, index
+    key = (p2p_ll_step(rt), frozenset(rt.p2p.items()), channels)
+    plan = plans.get(key)
+    if plan is None:
+        plan = _p2p_plan_array(rt, view, values, kinds, channels)
+        for a in plan:
+            a.flags.writeable = False   # shared by the view's readers
+        plans[key] = plan
+    return values, kinds, plan, index
 
 
 def _distinct_messages(view, nbytes, kind):
-    """``(values, kinds, index)`` of :func:`_p2p_plans`: the distinct (bytes, kind) of the
-    messages, kinds ascending and bytes ascending within a kind, and each message's position
-    among them. They do not depend on the runtime, so a view finds them once for the same
-    messages (sorting a large matrix's pairs was most of a retimed cost)."""
+    """``(values, kinds, index, plans)`` of :func:`_p2p_plans`: the distinct (bytes, kind) of
+    the messages, kinds ascending and bytes ascending within a kind, each message's position
+    among them, and the plans made of them so far (by runtime plan facts). They do not depend
+    on the runtime, so a view finds them once for the same messages (sorting a large matrix's
+    pairs was most of a retimed cost)."""
     import numpy as np
 
-    key = ("distinct messages", nbytes.shape, nbytes.tobytes(), kind.tobytes())
+    key = ("distinct messages", nbytes.shape, nbytes.tobytes(), kind.astype(np.int8).tobytes())
     got = view.runtime_memo.get(key)
     if got is None:
         index = np.empty(nbytes.shape, dtype=np.int64)
         values, kinds = [], []
-        for k in np.unique(kind).tolist():
-            sel = kind == k
-            uniq, where = np.unique(nbytes[sel], return_inverse=True)
-            index[sel] = len(values) + where.ravel()
-            values += uniq.tolist()
-            kinds += [k] * len(uniq)
-        index.flags.writeable = False       # shared by every runtime's plans of the view
-        got = view.runtime_memo[key] = (tuple(values), tuple(kinds), index)
+        present = np.flatnonzero(np.bincount(kind.ravel(), minlength=3)).tolist()
+        for k in present:
+            # one kind: every message (no selection to copy)
+            sel = kind == k if len(present) > 1 else ...
+            uniq, where = _sorted_distinct(nbytes[sel].ravel())
+            index[sel] = (sum(map(len, values)) + where).reshape(np.shape(index[sel]))
+            values.append(uniq)
+            kinds.append(np.full(len(uniq), k, dtype=np.int64))
+        values = np.concatenate(values) if values else np.empty(0)
+        kinds = np.concatenate(kinds) if kinds else np.empty(0, dtype=np.int64)
+        for a in (index, values, kinds):
+            a.flags.writeable = False   # shared by every runtime's plans of the view
+        got = view.runtime_memo[key] = (values, kinds, index, {})
     return got
 
 
-def _p2p_parts(nmin, nmax, lo, hi, nbytes):
-    """NCCL's channels for one p2p message of ``nbytes`` (``addP2pToPlan``'s ``nChannels``,
-    2.22 on): ``min(nChannelsMin, divUp(bytes, minPartSize))``, doubled while a part exceeds
-    ``maxPartSize`` up to ``nChannelsMax``; 1 for an empty message. ``lo`` / ``hi`` are the
-    smallest / largest part (:func:`p2p_protocol`).
+def _sorted_distinct(x):
+    """``np.unique(x, return_inverse=True)`` of a 1-d array, the same two arrays: where a
+    sample says few values repeat often in many (an all-to-allv of a few pair sizes), numpy's
+    hashed unique and a search of the few values, which spare the sort of every element (~10x
+    at a million pairs); else the sort."""
+    import numpy as np
 
-    >>> _p2p_parts(1, 16, 65536, 131072, 1024), _p2p_parts(1, 16, 65536, 131072, 1 << 20)
-    (1, 8)
-    >>> _p2p_parts(4, 32, 65536, 16 << 20, 0)
-    1
+    if len(x) > 4096 and len(np.unique(x[::len(x) // 4096])) <= 1024:
+        uniq = np.unique(x)
+        if len(uniq) <= 4096:
+            return uniq, np.searchsorted(uniq, x)
+    uniq, where = np.unique(x, return_inverse=True)
+    return uniq, where.ravel()
+
+
+def _p2p_parts(nmin, nmax, lo, hi, nbytes):
+    """NCCL's channels for p2p messages of ``nbytes`` (an array of whole bytes;
+    ``addP2pToPlan``'s ``nChannels``, 2.22 on): ``min(nChannelsMin, divUp(bytes,
+    minPartSize))``, doubled while a part exceeds ``maxPartSize`` up to ``nChannelsMax``; 1 for
+    an empty message. ``lo`` / ``hi`` are the smallest / largest part (:func:`p2p_protocol`;
+    scalars, or arrays of the messages' own).
+
+    >>> import numpy as np
+    >>> _p2p_parts(1, 16, 65536, 131072, np.array([1024, 1 << 20, 0])).tolist()
+    [1, 8, 1]
+    >>> _p2p_parts(4, 32, 65536, 16 << 20, np.array([0])).tolist()
+    [1]
     """
-    b = math.ceil(nbytes)
-    if b <= 0:
-        return 1
-    ch = min(nmin, -(-b // lo))
-    part = max(lo, -(-b // ch))
-    while part > hi and ch <= nmax // 2:
-        ch *= 2
-        part = -(-b // ch)
-    return ch
+    import numpy as np
+
+    b = nbytes
+    some = b > 0
+    ch = np.where(some, np.minimum(nmin, -(-b // lo)), 1)
+    part = np.maximum(lo, -(-b // ch))
+    while True:
+        grow = some & (part > hi) & (ch <= nmax // 2)
+        if not grow.any():
+            break
+        ch = np.where(grow, ch * 2, ch)
+        part = np.where(grow, -(-b // ch), part)
+    return ch.astype(np.int64)
 
 
 def p2p_batches(rt, view, nbytes=1):
@@ -2281,22 +2342,20 @@ def _p2p_pair_parts(rt, view, nbytes):
 
     p = int(view.p)
     dom = view.node_labels()
-    multi = view.n_nodes > 1
     if np.ndim(nbytes) == 0:
-        b = float(nbytes)
-        channels = p2p_channels(rt, view)
-        copy = _p2p_plan(rt, view, b, True, copy=True, channels=channels)[1]
-        near = (_p2p_plan(rt, view, b, True, channels=channels)[1]
-                if (not multi or view.ppn > 1) else copy)
-        far = _p2p_plan(rt, view, b, False, channels=channels)[1] if multi else copy
+        # the message to itself, to a peer of the node, to a network peer (those the group has)
+        kind = _all_to_all_kinds(view)
+        _values, _kinds, plan, index = _p2p_plans(rt, view, np.full(len(kind), float(nbytes)),
+                                                  kind)
+        parts = dict(zip(kind, plan[1][index].tolist()))
+        copy = parts[2]
+        near, far = parts.get(1, copy), parts.get(0, copy)
         if copy == near == far:
             return copy
         return lambda i, j: np.where(i == j, copy, np.where(dom[i] == dom[j], near, far))
     pairs = np.asarray(nbytes, dtype=float).reshape(p, p)
-    same = dom[:, None] == dom[None, :]
-    kind = np.where(np.eye(p, dtype=bool), 2, same.astype(np.int64))
-    _values, _kinds, plans, index = _p2p_plans(rt, view, pairs, kind)
-    table = np.asarray([pl[1] for pl in plans], dtype=np.int64)[index]
+    _values, _kinds, plan, index = _p2p_plans(rt, view, pairs, _pair_kinds(view))
+    table = plan[1][index]
     if (table == table[0, 0]).all():
         return int(table[0, 0])
     return table
@@ -2513,16 +2572,22 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
     if op == "all-to-allv":
         import numpy as np
 
+        # every pair, the copies to itself included (kind 2: no message to a peer), so the
+        # messages and the batches (p2p_batches) read one set of distinct pairs
         pairs = np.asarray(view.M, dtype=float) * n
-        off = ~np.eye(view.p, dtype=bool)
-        sizes, local = pairs[off], view.same_node()[off]
-    elif op == "all-to-all" and multi and view.ppn > 1:
-        # across nodes a rank's messages are of two kinds: to the peers of its node and to
-        # the network's (p2p_protocol: only the former have an LL buffer)
-        sizes, local = (per_peer, per_peer), (True, False)
+        sizes, kind = pairs, _pair_kinds(view)
+    elif op == "all-to-all":
+        import numpy as np
+
+        # one message of each kind the group has, and the copy (left out of the messages),
+        # the batches' own (p2p_batches): across nodes a rank's messages can be of two kinds,
+        # to the peers of its node and to the network's (p2p_protocol: only the former have
+        # an LL buffer)
+        kind = _all_to_all_kinds(view)
+        sizes = np.full(len(kind), float(per_peer))
     else:
-        sizes, local = (per_peer,), (not multi,)
-    proto, nc, step_lat, share, ll = _p2p_messages(rt, view, sizes, local)
+        sizes, kind = (per_peer,), (0 if multi else 1,)
+    proto, nc, step_lat, share, ll = _p2p_messages(rt, view, sizes, kind)
     if ll is not None:
         # messages whose LL shares differ: the matrix of bytes on the wire, each message's LL
         # bytes at LL's efficiency, the self copies as they are (an all-to-all's two kinds
@@ -2532,9 +2597,10 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
         off = ~np.eye(view.p, dtype=bool)
         if pairs is None:
             pairs = np.full((view.p, view.p), float(per_peer))
-            ll = np.where(view.same_node(), ll[0], ll[1])[off]
+            by_kind = dict(zip(kind, ll.tolist()))
+            ll = np.where(view.same_node(), by_kind[1], by_kind[0])
         wire = pairs.copy()
-        wire[off] += (eff - 1.0) * ll
+        wire[off] += (eff - 1.0) * ll[off]
     # one step of the protocol the message runs: a p2p step is a ring step (one send to a
     # peer, one receive), and a Simple step pays a flag round and a system fence an LL step
     # does not (prims_simple.h postPeer; tuning.cc ring hwLat: NVLink 0.6 / 3.4 us). Before
@@ -2579,22 +2645,23 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
                       channels=nc, fixed=fixed)]
 
 
-def _p2p_messages(rt, view, sizes, local):
+def _p2p_messages(rt, view, sizes, kind):
     """The point-to-point messages of one operation, each planned as NCCL plans it
-    (:func:`_p2p_plan`: ``addP2pToPlan`` once per round, protocol and channels from that
+    (:func:`_p2p_plan_array`: ``addP2pToPlan`` once per round, protocol and channels from that
     message's own bytes and its peer's connection), so an all-to-allv's small pairs can run LL
     and its large ones Simple, and across nodes a message to a peer of the sender's node LL
     where the network peers' run Simple. ``sizes``: every message's bytes (a send/recv's or
-    an all-to-all's one message; an all-to-allv's off-diagonal pairs); ``local``: for each,
-    whether its peer is in the sender's node (load/store domain; every message of a group in
-    one node). Returns ``(protocol, channels, step, share, ll)``: the largest message's
-    protocol and channels (the ones reported; a network peer's among equals); the per-step
-    latency the operation pays (NCCL's ring hwLat of the slowest message among those that
-    carry bytes, each on its own link class: the node's for a local peer, the network's
-    otherwise); and either ``share``, the LL share of the bytes where every message that
-    carries bytes has the same one (one message, or a uniform matrix: an empty message counts
-    as its protocol's, 1 for LL), with ``ll`` None, or ``share`` None and ``ll`` each
-    message's LL bytes (in the order of ``sizes``).
+    an all-to-all's one message; an all-to-allv's ``p x p`` pairs); ``kind``: for each, its
+    peer (0: a network peer, 1: a peer of the sender's node, every message of a group in one
+    node; 2: the rank itself, an all-to-allv's diagonal, a copy and no message: it is left
+    out). Returns ``(protocol, channels, step, share, ll)``: the largest message's protocol
+    and channels (the ones reported; a network peer's among equals); the per-step latency the
+    operation pays (NCCL's ring hwLat of the slowest message among those that carry bytes,
+    each on its own link class: the node's for a local peer, the network's otherwise); and
+    either ``share``, the LL share of the bytes where every message that carries bytes has
+    the same one (one message, or a uniform matrix: an empty message counts as its
+    protocol's, 1 for LL), with ``ll`` None, or ``share`` None and ``ll`` each message's LL
+    bytes (in the shape of ``sizes``; 0 for a copy).
 
     >>> import fabric, topologies
     >>> from analysis._collectives import _GroupView, resolve_ranks
@@ -2602,32 +2669,50 @@ def _p2p_messages(rt, view, sizes, local):
     >>> nodes, idx = resolve_ranks(f, None)
     >>> view = _GroupView(f, "all-to-all", nodes, idx, None, None, True)
     >>> rt = fabric.runtime("nccl")
-    >>> _p2p_messages(rt, view, (4096.0,), (True,))
+    >>> _p2p_messages(rt, view, (4096.0,), (1,))
     ('LL', 1, 6e-07, 1.0, None)
-    >>> proto, nc, step, share, ll = _p2p_messages(rt, view, (4096.0, 1 << 20), (True, True))
+    >>> proto, nc, step, share, ll = _p2p_messages(rt, view, (4096.0, 1 << 20), (1, 1))
     >>> proto, step, share, ll.tolist()
     ('Simple', 3.4e-06, None, [4096.0, 0.0])
     """
     import numpy as np
 
-    sizes = np.asarray(sizes, dtype=float).ravel()
-    local = np.broadcast_to(np.asarray(local, dtype=bool), sizes.shape)
-    values, kinds, plans, index = _p2p_plans(rt, view, sizes, local)
-    far = [k == 0 for k in kinds]
-    last = max(range(len(plans)), key=lambda i: (values[i], far[i]))
-    big = plans[last]
+    values, kinds, (is_ll, channels, ll_bytes), index = _p2p_plans(rt, view, sizes, kind)
+    # the distinct messages to a peer: kinds ascending, so every kind but the copies' (2) is
+    # a prefix, and of equal bytes a network peer's (0) comes first
+    m = int(np.searchsorted(kinds, 2))
+    sent, far = values[:m], kinds[:m] == 0
+    last = int(np.flatnonzero(sent == sent.max())[0])
+    big = ("LL" if is_ll[last] else "Simple"), int(channels[last])
     hw = {False: view.intra_hw, True: "net"}
     # the step: each (link class, protocol) that carries bytes, once
-    busy = {(f, pl[0]) for b, f, pl in zip(values, far, plans) if b > 0} or {
-        (far[last], big[0])}
+    some = sent > 0
+    busy = ({(bool(c & 2), "LL" if c & 1 else "Simple")
+             for c in np.unique(2 * far[some] + is_ll[:m][some]).tolist()}
+            or {(bool(far[last]), big[0])})
     step = max(_lat(rt, hw[f], "ring", proto) for f, proto in busy)
-    values = np.asarray(values)
-    ll = np.minimum([pl[2] for pl in plans], values)
-    shares = np.minimum(1.0, ll[values > 0] / values[values > 0])
+    ll = np.minimum(ll_bytes, values)
+    shares = np.minimum(1.0, ll[:m][some] / sent[some])
     if not shares.size or (shares == shares[0]).all():
         share = float(shares[0]) if shares.size else (1.0 if big[0] == "LL" else 0.0)
         return big[0], big[1], step, share, None
     return big[0], big[1], step, None, ll[index]
+
+
+def _all_to_all_kinds(view):
+    """The peers of an all-to-all's messages (:func:`_p2p_plans`' kinds): the copy to itself
+    (2); a peer of the node (1), every peer in one node, across nodes where a node holds
+    several of the group's ranks; a network peer (0) across nodes."""
+    multi = view.n_nodes > 1
+    return (2,) + ((1,) if not multi or view.ppn > 1 else ()) + ((0,) if multi else ())
+
+
+def _pair_kinds(view):
+    """The peer of each pair of a ``p x p`` all-to-allv (:func:`_p2p_plans`' kinds): 2 on the
+    diagonal (a rank's copy to itself), 1 between ranks of one node, 0 across nodes."""
+    import numpy as np
+
+    return np.where(np.eye(view.p, dtype=bool), 2, view.same_node().astype(np.int64))
 
 
 def _generic(rt, view, op, n, algorithm, ops):

@@ -15,7 +15,8 @@ seconds. Run it on two trees to compare them:
   new view each repeat: a view keeps its plans);
 * ``cost, dense``: ``analysis.cost`` of that all-to-allv under nccl@2.28.3 (its run retimed
   by later revisions) and the newest release: each distinct pair planned once a cost
-  (session 31; twice per runtime before, and again for the retiming).
+  (session 31; twice per runtime before, and again for the retiming), in one numpy pass over
+  the distinct pairs, found once (session 32).
 """
 
 import sys

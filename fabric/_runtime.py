@@ -294,28 +294,41 @@ class Runtime:
 
 def _check_split(name, q):
     """A runtime's channel-split table (:attr:`Runtime.split`) holds the keys its rule reads, with
-    usable values; an empty table (runtimes that split nothing) passes.
+    usable values; an empty table (runtimes that split nothing) passes. STYLE's rule: a rule or
+    value of the wrong kind (np.True_ is no rule 1, 2.0 no rule 2, '512' no byte count) is a
+    TypeError; a key missing, a rule not 0, 1 or 2, or a value out of range a SpecError.
 
     >>> _check_split("x", {"rule": 7})
     Traceback (most recent call last):
     ...
     fabric.SpecError: runtime 'x': split rule must be 0, 1 or 2, got 7
+    >>> _check_split("x", {"rule": 2.0})
+    Traceback (most recent call last):
+    ...
+    TypeError: runtime 'x': split rule must be 0, 1 or 2, got 2.0 (a float)
     """
     if not q:
         return
-    rule = q.get("rule")
-    if not is_int(rule) or rule not in (0, 1, 2):     # np.True_ is no rule 1, 2.0 no rule 2
-        raise SpecError(f"runtime {name!r}: split rule must be 0, 1 or 2, got {rule!r}")
+    if "rule" not in q:
+        raise SpecError(f"runtime {name!r}: a split table needs its 'rule' (0, 1 or 2)")
+    rule = q["rule"]
+    if not is_int(rule) or rule not in (0, 1, 2):
+        kind = "" if is_int(rule) else f" (a {type(rule).__name__})"
+        raise (SpecError if is_int(rule) else TypeError)(
+            f"runtime {name!r}: split rule must be 0, 1 or 2, got {rule!r}{kind}")
     need = {1: [("byte_align", 1)] + [(("align", p), 1) for p in ("LL", "LL128", "Simple")],
             2: [("min_traffic", 1), ("cell", 0), ("ll_traffic", 1), ("task_floor", 0),
                 ("lo_ceil", 0), ("round16", 0)]}.get(rule, [])
     for key, least in need:
+        flag = key in ("task_floor", "lo_ceil", "round16")
         v = q.get(key)
-        if (not is_real(v) or not math.isfinite(v)
-                or v < least or (key in ("task_floor", "lo_ceil", "round16") and v not in (0, 1))):
-            raise SpecError(f"runtime {name!r}: split rule {rule} needs {key!r} "
-                            f"{'0 or 1' if key in ('task_floor', 'lo_ceil', 'round16') else f'>= {least}'}"
-                            f", got {v!r}")
+        if v is not None and is_real(v) and math.isfinite(v) and v >= least \
+                and (not flag or v in (0, 1)):
+            continue
+        kind = "" if v is None or is_real(v) else f" (a {type(v).__name__})"
+        raise (SpecError if not kind else TypeError)(
+            f"runtime {name!r}: split rule {rule} needs {key!r} "
+            f"{'0 or 1' if flag else f'>= {least}'}, got {v!r}{kind}")
 
 
 _P2P_UNITS = {"ll_threshold": "B", "chunk": "B", "net_bw_per_channel": "B/s",

@@ -108,6 +108,37 @@ def nccl_message(release, nbytes, n_min, n_max, chunk, multi, ll_buffer=True):
     return ("LL" if ll else "Simple"), channels
 
 
+def nccl_chunked_message(nbytes, n_min, n_max, chunk, multi, ll_buffer=True):
+    """``(protocol of the first chunk, nChannels, LL bytes)`` of one p2p message of ``nbytes``
+    as NVIDIA/nccl 2.18-2.21 plans it (v2.21.5-1 ``src/enqueue.cc``: ``calcP2pChunkSize``,
+    then ``scheduleP2pTasksToPlan`` cuts the message into chunks of that size and
+    ``addP2pToPlan`` runs each chunk LL when it is at most ``P2pLLThreshold`` and the
+    connection has an LL buffer). Arguments as :func:`nccl_message`'s. The statement:
+    nChannels starts at nChannelsMin with a chunk of ``max(minPartSize, divUp(bytes,
+    nChannels))`` and doubles, while the chunk exceeds maxPartSize and nChannels is at most
+    nChannelsMax / 2, to chunks of ``divUp(bytes, nChannels)``; the chunk is then rounded up
+    to a multiple of minPartSize. An empty message is one empty chunk (its channels not
+    read: None)."""
+    b = math.ceil(nbytes)
+    smallest, largest = (chunk // 2, chunk) if multi else (chunk // 8, chunk * 32)
+    channels = n_min
+    size = max(smallest, -(-b // channels))
+    while size > largest and channels <= n_max // 2:
+        channels *= 2
+        size = -(-b // channels)
+    size = -(-size // smallest) * smallest
+    left, protocols, ll = b, [], 0
+    while True:
+        c = min(left, size)
+        runs_ll = ll_buffer and c <= LL_THRESHOLD
+        protocols.append("LL" if runs_ll else "Simple")
+        ll += c if runs_ll else 0
+        left -= c
+        if left <= 0:
+            break
+    return protocols[0], (channels if b else None), ll
+
+
 def nccl_busiest_channel(release, p2pn, counts, works):
     """Work batches on one rank's busiest p2p channel: ``works`` its rounds in the order it
     plans them, each ``(round, parts)``; ``p2pn`` p2pnChannels (a power of two), ``counts``

@@ -1,8 +1,8 @@
 """Each distinct message of an all-to-allv is planned once per cost (session 31, runtime;
 ``analysis._runtime_cost._p2p_plans``).
 
-A cost of an all-to-allv plans every message (``_p2p_plan``: its protocol, parts and LL bytes)
-for two readers: the operation's messages (``_p2p_messages``) and its batches
+A cost of an all-to-allv plans every message (``_p2p_plan_array``: its protocol, parts and LL
+bytes; session 32: one numpy pass over the distinct messages) for two readers: the operation's messages (``_p2p_messages``) and its batches
 (``_p2p_pair_parts``), and an older release runs both again under its timing revisions
 (``retime``). They share one plan of each distinct (bytes, peer kind) per cost; a plan made for
 one runtime's p2p rules is never handed to another's.
@@ -23,18 +23,25 @@ def test_one_plan_per_distinct_message(monkeypatch):
     f = built("dgx-h100")
     M = np.arange(1.0, 65.0).reshape(8, 8) * 1000.0
     planned = []
-    plan = _runtime_cost._p2p_plan
+    plan = _runtime_cost._p2p_plan_array
 
-    def spy(rt, view, nbytes, local=False, copy=False, channels=None):
-        planned.append((nbytes, local, copy))
-        return plan(rt, view, nbytes, local, copy, channels)
+    def spy(rt, view, nbytes, kind, channels=None):
+        planned.extend(zip(np.asarray(nbytes).ravel().tolist(),
+                           np.broadcast_to(kind, np.shape(nbytes)).ravel().tolist()))
+        return plan(rt, view, nbytes, kind, channels)
 
-    monkeypatch.setattr(_runtime_cost, "_p2p_plan", spy)
+    monkeypatch.setattr(_runtime_cost, "_p2p_plan_array", spy)
     rt = runtime("nccl@2.28.3")
     assert rt.timing is not None
     cost(f, "all-to-allv", M, runtime=rt)
     # 56 messages to a peer of the node and 8 copies to itself, each once
-    assert sorted(planned) == sorted((M[i, j], True, i == j) for i in range(8) for j in range(8))
+    assert sorted(planned) == sorted((M[i, j], 2 if i == j else 1)
+                                     for i in range(8) for j in range(8))
+
+
+def _read(plan, k):
+    """The ``k``-th distinct message's plan as ``_p2p_plan`` gives one."""
+    return ("LL" if plan[0][k] else "Simple"), int(plan[1][k]), int(plan[2][k])
 
 
 def test_plans_are_each_runtime_own():
@@ -46,18 +53,19 @@ def test_plans_are_each_runtime_own():
     kind = np.where(np.eye(8, dtype=bool), 2, 1)
     for name in ("nccl@2.18.3", "nccl", "nccl@2.18.3"):
         rt = runtime(name)
-        values, kinds, plans, index = _runtime_cost._p2p_plans(rt, view, M, kind)
+        values, kinds, plan, index = _runtime_cost._p2p_plans(rt, view, M, kind)
         for i in range(8):
             for j in range(8):
                 k = index[i, j]
                 assert (values[k], kinds[k]) == (M[i, j], kind[i, j])
-                assert plans[k] == _runtime_cost._p2p_plan(rt, view, M[i, j], True, copy=i == j)
+                assert _read(plan, k) == _runtime_cost._p2p_plan(rt, view, M[i, j], True,
+                                                                 copy=i == j)
     # the same bytes as other kinds on the same view (a view keeps the distinct messages it
     # found): each message still reads its own kind's plan
     rt = runtime("nccl")
-    values, kinds, plans, index = _runtime_cost._p2p_plans(rt, view, M, np.ones((8, 8)))
-    assert set(kinds) == {1}
-    assert [plans[index[i, i]] for i in range(8)] == [
+    values, kinds, plan, index = _runtime_cost._p2p_plans(rt, view, M, np.ones((8, 8)))
+    assert set(kinds.tolist()) == {1}
+    assert [_read(plan, index[i, i]) for i in range(8)] == [
         _runtime_cost._p2p_plan(rt, view, M[i, i], True) for i in range(8)]
 
 
@@ -78,10 +86,10 @@ def test_each_message_reads_its_own_plan_on_degraded_groups(group, release, data
     kind = np.where(np.eye(p, dtype=bool), 2, same.astype(np.int64))
     rt = runtime(f"nccl@{release}")
     for _ in range(2):
-        values, kinds, plans, index = _runtime_cost._p2p_plans(rt, view, M, kind)
+        values, kinds, plan, index = _runtime_cost._p2p_plans(rt, view, M, kind)
         for i in range(p):
             for j in range(p):
                 k = index[i, j]
                 assert (values[k], kinds[k]) == (M[i, j], kind[i, j])
-                assert plans[k] == _runtime_cost._p2p_plan(rt, view, M[i, j], bool(same[i, j]),
-                                                           copy=i == j)
+                assert _read(plan, k) == _runtime_cost._p2p_plan(
+                    rt, view, M[i, j], bool(same[i, j]), copy=i == j)
