@@ -716,7 +716,9 @@ def applicable_algorithms(fabric, op, ranks=None, transport=None, traffic=None):
     _check_carry(fabric, tr, idx)
     M = _traffic_arg(op, traffic, len(nodes))
     if M is not None:
-        M = M / M.sum()
+        if _is_empty(op, traffic, M):
+            raise ValueError("the traffic matrix moves no bytes between distinct ranks")
+        M = M / _traffic_total(M)
     out = {}
     for a in ALGORITHMS[op]:
         try:
@@ -727,40 +729,47 @@ def applicable_algorithms(fabric, op, ranks=None, transport=None, traffic=None):
     return out
 
 
-def _is_empty(op, nbytes, p):
+def _is_empty(op, nbytes, M):
     """Whether ``nbytes`` is an empty operation for :func:`cost`: 0 bytes (a number, not a
-    bool, or a string such as ``"0B"``), or for all-to-allv a ``p x p`` matrix of zeros;
-    anything else is read as a size."""
-    if op != "all-to-allv":
-        if isinstance(nbytes, str):
-            try:
-                nbytes = parse_size(nbytes)
-            except ValueError:
-                return False        # read_nbytes names it
-        return is_real(nbytes) and nbytes == 0
-    try:
-        M = np.asarray(nbytes, dtype=float)
-    except (TypeError, ValueError):
-        return False        # _traffic_arg names it
-    return M.shape == (p, p) and not (M != 0).any()
+    bool, or a string such as ``"0B"``), or for all-to-allv a traffic matrix ``M`` (checked:
+    :func:`_traffic_arg`) with no byte between distinct ranks: zeros, or bytes on the
+    diagonal only, each rank's copy to itself, which no schedule moves (nor an all-to-all's
+    own block); anything else is read as a size."""
+    if M is not None:
+        return not (M[~np.eye(len(M), dtype=bool)] != 0).any()
+    if isinstance(nbytes, str):
+        try:
+            nbytes = parse_size(nbytes)
+        except ValueError:
+            return False        # read_nbytes names it
+    return is_real(nbytes) and nbytes == 0
 
 
-def _empty_cost(fabric, op, p, rt):
+def _empty_cost(fabric, op, p, rt, size=0.0):
     """:func:`cost` of ``op`` of 0 bytes over ``p`` ranks under ``rt``: 0 s where the runtime
     launches nothing (one rank: nothing to move under any runtime), else a
     NotApplicableError naming what it launches
-    (:func:`analysis._runtime_cost.empty_operation`)."""
+    (:func:`analysis._runtime_cost.empty_operation`). ``size``: an all-to-allv's total,
+    bytes each rank copies to itself (none crosses between ranks)."""
     launches, why = (_runtime_cost.empty_operation(rt, op) if p > 1
                      else (False, "one rank: nothing to move"))
+    own = f"its {size:g} bytes are each rank's copy to itself, which no schedule moves"
     if launches:
-        raise NotApplicableError(f"{op} of 0 bytes under the {rt.name} runtime: {why}")
-    return CollectiveCost(fabric=fabric.name, op=op, size=0.0, ranks=p, algorithm="none",
-                          transport="none", time=0.0, algbw=0.0, busbw=0.0, steps=(),
-                          bottleneck=None, lower_bound=0.0, candidates=(("none", why),),
-                          runtime=rt.name)
+        what = (f"{op} with no byte between distinct ranks ({own})" if size
+                else f"{op} of 0 bytes")
+        raise NotApplicableError(f"{what} under the {rt.name} runtime: {why}")
+    if size:
+        why = f"{why}; {own}"
+    return CollectiveCost(fabric=fabric.name, op=op, size=float(size), ranks=p,
+                          algorithm="none", transport="none", time=0.0, algbw=0.0, busbw=0.0,
+                          steps=(), bottleneck=None, lower_bound=0.0,
+                          candidates=(("none", why),), runtime=rt.name)
 
 
 def _traffic_arg(op, nbytes, p):
+    """An all-to-allv's traffic matrix ``nbytes``, checked (shape, finite, >= 0; None for
+    another op). Its total is checked by :func:`cost` once it knows whether the matrix moves
+    a byte between ranks (:func:`_is_empty`)."""
     if op != "all-to-allv":
         return None
     M = np.asarray(nbytes, dtype=float)
@@ -772,12 +781,16 @@ def _traffic_arg(op, nbytes, p):
     # (negative) total would pass for a valid one
     if not np.isfinite(M).all() or (M < 0).any():
         raise ValueError("the traffic matrix must hold finite byte counts >= 0")
-    if M.sum() <= 0:
-        raise ValueError("the traffic matrix moves no bytes")
-    if M.sum() < 1:
-        raise ValueError(f"the traffic matrix moves {M.sum():.3g} bytes in all; at least 1 byte "
-                         "(a matrix in bytes: no collective moves part of one)")
     return M
+
+
+def _traffic_total(M):
+    """The total of a traffic matrix that moves bytes between ranks: at least 1 byte."""
+    n = float(M.sum())
+    if n < 1:
+        raise ValueError(f"the traffic matrix moves {n:.3g} bytes in all; at least 1 byte "
+                         "(a matrix in bytes: no collective moves part of one)")
+    return n
 
 
 def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, transport=None, *,
@@ -798,13 +811,16 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         ``"1GiB"`` is parsed. For all-to-allv a ``p x p`` traffic matrix in bytes (at
         least 1 byte in all). A fractional size is costed as given; where NCCL counts
         whole bytes (its point-to-point protocol plan) it is read at its ceiling.
-        The number 0 (or an all-to-allv matrix of zeros) is an empty operation: 0 s where
+        The number 0 (or an all-to-allv matrix with no byte between distinct ranks: zeros,
+        or bytes on the diagonal only, each rank's copy to itself, which no schedule moves,
+        as an all-to-all's own block) is an empty operation: 0 s where
         the runtime launches nothing for it (``"ideal"``; NCCL's collectives from 2.20.3,
-        whose ``taskAppend`` discards an empty one; ``"symmetric-memory"``'s collectives),
-        its ``algorithm`` and ``transport`` ``"none"`` and the reason in ``candidates``;
-        a NotApplicableError naming why where the runtime launches something the model
-        does not cost (NCCL before 2.20.3;
-        NCCL's sends and receives of 0 bytes, so send-recv, all-to-all and all-to-allv):
+        whose ``taskAppend`` discards an empty one, and its all-to-all from 2.28.3, one
+        ``ncclAlltoAll`` call; ``"symmetric-memory"``'s collectives),
+        its ``algorithm`` and ``transport`` ``"none"``, ``size`` the matrix's total, and the
+        reason in ``candidates``; a NotApplicableError naming why where the runtime
+        launches something the model does not cost (NCCL before 2.20.3; NCCL's sends and
+        receives of 0 bytes, so send-recv, all-to-allv, and all-to-all before 2.28.3):
         :func:`analysis._runtime_cost.empty_operation`.
     algorithm : str, default "auto"
         One of :data:`analysis.ALGORITHMS` for ``op``, or ``"auto"``: the runtime's
@@ -924,14 +940,15 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     if devices_per_process > p:
         raise SpecError(f"devices_per_process={devices_per_process!r} exceeds the operation's "
                         f"{p} ranks (one process drives some of the ranks taking part)")
-    empty = _is_empty(op, nbytes, p)
-    M = None if empty else _traffic_arg(op, nbytes, p)
+    M = _traffic_arg(op, nbytes, p)
+    empty = _is_empty(op, nbytes, M)
+    n = 0.0
     if M is not None:
         # plans are built from the matrix's shape (normalised), so scaled copies share
         # one routing; n is its total
         n = float(M.sum())
         _check_max_bytes(n, "the traffic matrix's total")
-        M = M / n
+        M = None if empty else M / _traffic_total(M)
     elif not empty:
         n = read_nbytes(nbytes)
     tr = _transport_spec(transport)
@@ -939,7 +956,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     if algorithm != "auto" and algorithm not in ALGORITHMS[op]:
         schedule(op, algorithm, p)  # raises the right error for an unknown name
     if empty:
-        return _empty_cost(fabric, op, p, rt)
+        return _empty_cost(fabric, op, p, rt, n)
     if rt.kind != "ideal" and p > 1:
         res = _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap,
                               int(ops_per_launch))

@@ -75,8 +75,10 @@ access``.
   deepseek-ai/DeepEP PR #437). A phase whose signals are such atomics
   (:attr:`fabric.ExchangeKernel.qp_signals`: ``pplx``'s put-with-signal, each message;
   ``deepep-low-latency``'s count and flag, one per queue pair) takes at least its busiest
-  remote queue pair's atomics times the round trip, and the network's time plus one
-  (``ExchangePhase.queue_pair``, a floor of the transfer).
+  remote queue pair's atomics times the round trip, plus, where each message's write is
+  followed by its atomic, that queue pair's own writes at its NIC's rate (the writes behind
+  a held atomic wait for it: the queue pair issues in order), and the network's time plus
+  one round trip (``ExchangePhase.queue_pair``, a floor of the transfer).
 * **Background NIC traffic** (``nic_background``, bytes/s into each EP rank's NIC, e.g. a
   disaggregated decode instance's KV-cache inflow): it shares the port with the network
   stage the way concurrent flows share a link in the collectives model (their bytes add),
@@ -861,7 +863,9 @@ class ExchangePhase:
     queue_pair : float
         On a multi-path network (``adaptive_routing``), the busiest remote RC queue pair's
         RDMA atomics that follow writes, each waiting one network round trip for them
-        (:meth:`fabric.ExchangeKernel.qp_atomics` x two ``EXCHANGE_SYNC`` network steps), and
+        (:meth:`fabric.ExchangeKernel.qp_atomics` x two ``EXCHANGE_SYNC`` network steps),
+        plus that queue pair's own writes at its NIC's achieved rate where each is followed
+        by its atomic (``qp_signals`` ``"each"``: they do not overlap the round trips), and
         at least the network's time plus one such round trip (the last atomic follows the
         last write): the transfer is at least this. 0 where no atomic follows writes on a
         queue pair across the network, or ``adaptive_routing=False``.
@@ -1112,6 +1116,32 @@ def _scaleup_time(fabric, ranks, up, payload):
     # The first link with the largest time (ties: routing order), as the loop it replaces.
     i = int(np.argmax(times))
     return float(times[i]), float(loads[i]), out
+
+
+def _qp_own_time(kern, phase, fabric, rank, pair_bytes, efficiency):
+    """Seconds the busiest remote queue pair's own writes take on its sender's NIC, where
+    each of them is followed by its signal's atomic (``qp_signals`` ``"each"``): the pair's
+    ``pair_bytes`` spread over ``qp_per_peer`` queue pairs, at the port's achieved rate
+    (0 otherwise). A queue pair issues its work requests in order, and under adaptive
+    routing the adapter holds an atomic until the writes before it have completed
+    (deepseek-ai/DeepEP PR #437: 'one RTT of latency for each atomic that follows
+    writes'), so its writes do not overlap its atomics' round trips: the queue pair's chain
+    is its writes' wire time plus the round trips. With ``"last"`` (one atomic after all of
+    a queue pair's writes) the network's time plus one round trip already bounds it.
+
+    >>> import topologies
+    >>> from fabric._exchange import exchange_kernel
+    >>> f = topologies.build("rail:servers=2,gpus=1,nic=ib-ndr,chip=h100")
+    >>> t = _qp_own_time(exchange_kernel("pplx"), 0, f, 0, 47e6 * 2, 0.94)
+    >>> round(t * 1e6, 6)       # 47 MB a queue pair at 47 GB/s
+    1000.0
+    >>> _qp_own_time(exchange_kernel("deepep-low-latency"), 0, f, 0, 1e6, 0.94)
+    0.0
+    """
+    if kern.qp_signals[phase] != "each":
+        return 0.0
+    _, bw = _network_port(fabric, fabric.endpoints[int(rank)], efficiency)
+    return pair_bytes / kern.qp_per_peer / bw
 
 
 def _port_time(sent, recv, bw, background=0.0):
@@ -1824,10 +1854,14 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         step = EXCHANGE_SYNC["network"]
         trip = 2 * step.value
         messages = float(net.max()) / b_d           # expected messages to one remote peer
-        for i, t in enumerate((net_t, net_tc * scale)):
+        # the busiest pair's sender (the dispatch's row, the combine's column)
+        src, dst = np.unravel_index(int(np.argmax(net)), net.shape)
+        for i, (t, sender) in enumerate(((net_t, src), (net_tc * scale, dst))):
             n = kern.qp_atomics(i, messages)
             if n:
-                qp_wait[i] = max(t + trip, n * trip)
+                own = _qp_own_time(kern, i, fabric, ranks[sender], float(net.max()) * (
+                    scale if i else 1.0), nic_rate)
+                qp_wait[i] = max(t + trip, own + n * trip)
         params = params + tuple(p for p in (EXCHANGE_ADAPTIVE_ROUTING, step) if p not in params)
     fixed_d = _syncs(kern.syncs[0], first, further) + gaps_d + chain[0] + fence[0]
     fixed_c = _syncs(kern.syncs[1], first, further) + gaps_c + chain[1] + fence[1]

@@ -114,9 +114,12 @@ def empty_operation(rt, op):
     * NCCL: an empty collective is discarded from 2.20.3 (``src/enqueue.cc`` ``taskAppend``:
       ``rt.factors["empty_discard"]``); before, it is a task and its kernel launches. A
       0-byte send or receive is a task like any other in every release, one channel's work
-      (``p2pTaskAppend`` / ``addP2pToPlan``), so send-recv, all-to-all and all-to-allv of 0
-      bytes launch (an all-to-all through ``ncclAlltoAll``, 2.28 on, is discarded at count 0
-      as a collective, but the model's all-to-all does not say which call posted it).
+      (``p2pTaskAppend`` / ``addP2pToPlan``), so send-recv and all-to-allv of 0 bytes launch
+      (NCCL has no all-to-allv call: it is grouped sends and receives). The model's
+      all-to-all is the call nccl-tests' ``alltoall_perf`` makes (its sizes are that
+      test's): one ``ncclAlltoAll`` from NCCL 2.28.3 (``rt.factors["alltoall_call"]``),
+      which ``taskAppend`` discards at count 0 as a collective, before expanding it into
+      sends and receives; before 2.28.3, grouped 0-byte sends and receives, which launch.
     * ``symmetric-memory``: NCCL's symmetric kernels (``src/device/symmetric``, 2.27 on)
       are chosen from the tasks ``taskAppend`` queued (``ncclPrepareTasks``:
       ``ncclMakeSymmetricTaskList``), after it has discarded an empty collective: its
@@ -135,10 +138,17 @@ def empty_operation(rt, op):
     if rt.kind == "ideal":
         return False, "the ideal runtime: no software, and no byte to move"
     if rt.kind == "library":
+        if op == "all-to-all" and rt.factors["alltoall_call"]:
+            return False, ("NCCL discards an empty ncclAlltoAll before expanding it into "
+                           "sends and receives (src/enqueue.cc taskAppend, 2.28.3 on; "
+                           "nccl-tests' alltoall_perf makes that call): nothing launches")
         if op in P2P_OPS:
-            return True, ("NCCL queues a 0-byte send and receive as tasks like any other and "
-                          "launches them (src/enqueue.cc p2pTaskAppend / addP2pToPlan: one "
-                          "channel's work); the model does not cost an empty kernel")
+            call = (f"NCCL {rt.version} has no ncclAlltoAll (2.28.3 on): an all-to-all is "
+                    "grouped sends and receives; " if op == "all-to-all" else "")
+            return True, (f"{call}NCCL queues a 0-byte send and receive as tasks like any "
+                          "other and launches them (src/enqueue.cc p2pTaskAppend / "
+                          "addP2pToPlan: one channel's work); the model does not cost an "
+                          "empty kernel")
         if not rt.factors["empty_discard"]:
             return True, (f"NCCL {rt.version} launches an empty collective: it is a task "
                           "and its kernel runs (src/enqueue.cc taskAppend discards one from "

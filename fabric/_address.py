@@ -49,6 +49,7 @@ from ._units import (
     KiB,
     MiB,
     TiB,
+    check_count,
     format_address,
     format_size,
     is_bool,
@@ -164,39 +165,35 @@ def align_up(x, a):
     return -(-x // a) * a
 
 
-def whole_number(value, what, rule="an integer >= 0", *, low=0, high=None, exc=AddressMapError):
-    """``value`` as an int after checking it is an int (not a bool) in ``[low, high)``.
+def whole_numbers(values, what, rule="integers >= 0", *, high=None, exc=AddressMapError):
+    """An int, or an integer numpy array, each ``>= 0`` and ``< high`` (when given).
 
-    The message names the field, the value and the rule, e.g. ``offset must be an
-    integer >= 0, got offset=-1``.
+    An int is checked by :func:`fabric._units.check_count` (``rule`` said of one value:
+    "an integer in ..."); an array's dtype must be an integer one. STYLE's rule: a value or
+    array of another kind (a float, a string, a bool, None; a float or bool array) is a
+    TypeError, an integer out of range an ``exc``; the message names ``what``, the value (an
+    array: its dtype, or its first value out of range) and the rule.
 
-    >>> whole_number(4, "ways")
-    4
-    >>> whole_number(True, "offset")
+    >>> whole_numbers(np.array([0, 5]), "interleave position", "integers in 0..7", high=8)
+    array([0, 5])
+    >>> whole_numbers(True, "offset")
     Traceback (most recent call last):
     ...
-    fabric.AddressMapError: offset must be an integer >= 0, got offset=True (a bool)
+    TypeError: offset must be an integer >= 0, got offset=True (a bool)
+    >>> whole_numbers(np.array([0, 9]), "interleave position", "integers in 0..7", high=8)
+    Traceback (most recent call last):
+    ...
+    fabric.AddressMapError: interleave position must be integers in 0..7, got interleave position=9
     """
-    if not is_int(value):
-        kind = " (a bool)" if is_bool(value) else \
-            f" (a {type(value).__name__})"
-        raise exc(f"{what} must be {rule}, got {what}={show_value(value)}{kind}")
-    if value < low or (high is not None and value >= high):
-        raise exc(f"{what} must be {rule}, got {what}={show_value(value)}")
-    return int(value)
-
-
-def whole_numbers(values, what, rule="integers >= 0", *, low=0, high=None, exc=AddressMapError):
-    """An int, or an integer numpy array, checked like :func:`whole_number` elementwise."""
     if is_int(values) or is_bool(values) or isinstance(values, (float, str)) or values is None:
-        return whole_number(values, what, rule.replace("integers", "an integer"), low=low,
-                            high=high, exc=exc)
+        return check_count(values, what, 0, rule.replace("integers", "an integer"), below=high,
+                           error=exc)
     a = np.asarray(values)
     if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
-        raise exc(f"{what} must be {rule}, got an array of dtype {a.dtype}")
+        raise TypeError(f"{what} must be {rule}, got an array of dtype {a.dtype}")
     if a.size:
         lo, hi = a.min(), a.max()
-        if lo < low:
+        if lo < 0:
             raise exc(f"{what} must be {rule}, got {what}={int(lo)}")
         if high is not None and hi >= high:
             raise exc(f"{what} must be {rule}, got {what}={int(hi)}")
@@ -210,8 +207,11 @@ def validate_address(address, width=57, what="address"):
 
     Raises
     ------
+    TypeError
+        If it is neither an integer nor a string (a float, a bool, None): STYLE's rule, as
+        :func:`fabric._units.check_count`.
     AddressMapError
-        If it is not a whole number, negative, or ``width`` bits or wider; the
+        If it is negative, ``width`` bits or wider, or a string that is no address; the
         message names the value.
 
     Examples
@@ -226,8 +226,8 @@ def validate_address(address, width=57, what="address"):
     if not (is_int(address) or isinstance(address, str)):
         kind = "a bool" if is_bool(address) else \
             f"a {type(address).__name__}"
-        raise AddressMapError(f"{what} must be an integer >= 0 or a string such as '0x1000', "
-                              f"got {show_value(address)} ({kind})")
+        raise TypeError(f"{what} must be an integer >= 0 or a string such as '0x1000', "
+                        f"got {show_value(address)} ({kind})")
     try:
         value = parse_address(address)
     except (TypeError, ValueError) as e:
@@ -274,10 +274,12 @@ def interleave_target(offset, ways, granularity):
 
     Raises
     ------
+    TypeError
+        If ``offset`` is not an integer or integer array (a bool, a float, a float array).
     AddressMapError
-        Unless ``offset`` is an integer (or integer array) in ``[0, 2**62)``
-        (bools, floats and negative offsets are refused) and ``ways`` and
-        ``granularity`` follow :func:`check_interleave`.
+        Unless ``offset`` is in ``[0, 2**62)`` and ``ways`` and ``granularity`` follow
+        :func:`check_interleave` (a choice from a set: any other value, of any kind, is an
+        AddressMapError, as :func:`fabric.check` reports it of a plan).
 
     >>> interleave_target(5 * 256 + 7, 4, 256)
     (1, 263)
@@ -298,6 +300,8 @@ def interleave_offset(position, device_offset, ways, granularity):
 
     >>> interleave_offset(1, 263, 4, 256)
     1287
+
+    Errors as :func:`interleave_target`'s (``position`` in ``0..ways - 1``).
     """
     check_interleave(ways, granularity)
     position = whole_numbers(position, "interleave position", f"integers in 0..{ways - 1}",
@@ -523,9 +527,12 @@ class Locations:
 
 
 def as_address_array(addresses, width, exc, what="address"):
+    """``addresses`` as an int64 array of addresses in ``[0, 2**width)``: a TypeError unless
+    its dtype is an integer one (an empty array of any dtype is no address), an ``exc``
+    naming the first address out of range (STYLE's rule, as :func:`validate_address`)."""
     a = np.asarray(addresses)
     if a.dtype == object or not (np.issubdtype(a.dtype, np.integer) or a.size == 0):
-        raise exc(f"{what}es must be an integer array, got dtype {a.dtype}")
+        raise TypeError(f"{what}es must be an integer array, got dtype {a.dtype}")
     if a.size == 0:
         return a.astype(np.int64)
     if a.dtype == np.uint64:
@@ -664,8 +671,10 @@ class AddressMap:
 
         Raises
         ------
+        TypeError
+            If the address is neither an integer nor a string (:func:`validate_address`).
         AddressMapError
-            If the address is not a number in the address width, or no region holds it.
+            If the address is not in the address width, or no region holds it.
         """
         a = validate_address(address, self.width)
         i = int(self._find(np.array([a], dtype=np.int64))[0])
@@ -688,7 +697,9 @@ class AddressMap:
         unmapped : {"raise", "mask"}
             ``"raise"``: an :class:`AddressMapError` naming the first unmapped
             addresses and their count. ``"mask"``: report them in
-            ``Locations.mapped`` (False) with region, owner and offset -1.
+            ``Locations.mapped`` (False) with region, owner and offset -1. An array
+            whose dtype is not an integer one is a TypeError, an address out of the
+            width an AddressMapError, either way.
 
         Returns
         -------
@@ -737,6 +748,8 @@ class AddressMap:
 
         Raises
         ------
+        TypeError
+            If ``offset`` is not an integer (a float, a bool).
         AddressMapError
             If the owner has no such region or the offset is outside its share.
         """
@@ -754,10 +767,9 @@ class AddressMap:
                 raise AddressMapError(f"{owner!r} owns {len(regs)} regions; name one with "
                                       "region=")
         share = reg.size // reg.ways
-        if not is_int(offset) or not 0 <= offset < share:
-            raise AddressMapError(f"offset must be an integer in [0, {share}) (the bytes of {owner!r} "
-                                  f"in {reg}), got offset={show_value(offset)}")
+        offset = check_count(offset, "offset", 0, f"an integer in [0, {share}) (the bytes of "
+                             f"{owner!r} in {reg})", below=share, error=AddressMapError)
         if reg.ways == 1:
-            return reg.base + int(offset)
+            return reg.base + offset
         pos = reg.owners.index(owner)
-        return reg.base + int(interleave_offset(pos, int(offset), reg.ways, reg.granularity))
+        return reg.base + int(interleave_offset(pos, offset, reg.ways, reg.granularity))

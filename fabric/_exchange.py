@@ -113,7 +113,11 @@ atomic that follows writes (deepseek-ai/DeepEP pull request #437). Priced where
 :data:`EXCHANGE_ADAPTIVE_ROUTING` (``moe_exchange(adaptive_routing=False)`` switches it off),
 the round trip being two of :data:`EXCHANGE_SYNC`'s network steps (no new figure): the phase's
 busiest remote queue pair then takes at least its atomics after writes times the round trip,
-and the last of them still waits one round trip after the network's last byte.
+and the last of them still waits one round trip after the network's last byte. A queue pair
+issues its work requests in order, so the writes behind a held atomic wait for it: where each
+message is a write followed by its atomic (``"each"``), the queue pair's own writes at its
+NIC's achieved rate add to its round trips (session 32; with ``"last"`` the network's time
+plus one round trip bounds them already).
 
 NIC rate
 --------
@@ -2390,8 +2394,11 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                               "moeA2APrepareCombineKernel: with a payload outside the workspace "
                               "it copies every valid received slot (token_idx < recv_counters"
                               "[source], own rank included) into the symmetric buffer; "
-                              "tests/microbenchmarks/bench_moe_comm.py (the blog18 benchmark, "
-                              "its --perfect_router versions) and ConfigurableMoE pass "
+                              "tests/microbenchmarks/bench_moe_comm.py (the blog18 benchmark: "
+                              "every stored --perfect_router version up to one importing "
+                              "tensorrt_llm._torch.moe, a package of PR #17952, 2026-08-24, "
+                              "five months after blog18's tables; only the later 162db94 "
+                              "defaults to the workspace) and ConfigurableMoE pass "
                               "payload_in_workspace=False; costed as a read and a write of every "
                               "received copy at the chip's HBM bandwidth")),
             ("staging_source_bytes", (

@@ -420,7 +420,11 @@ _NCCL = Runtime(
              "nvls_gather_inter": 1.0,
              # a collective of count 0 returns without a task or a launch (enqueue.cc
              # taskAppend, from 2.20.3; before, it is a task and its kernel launches)
-             "empty_discard": 1},
+             "empty_discard": 1,
+             # the model's all-to-all is one ncclAlltoAll call, as nccl-tests' alltoall_perf
+             # posts it from NCCL 2.28 (collectives.cc, from 2.28.3; before: grouped
+             # ncclSend / ncclRecv to every peer)
+             "alltoall_call": 1},
     tree_correction={
         "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8,
                .9, 1.0, 1.0, 1.0, 1.0, 1.0),
@@ -540,6 +544,14 @@ _NCCL = Runtime(
          "!= ncclFuncSend && info->coll != ncclFuncRecv)' at v2.20.3-1 l.1865, v2.21.5-1 "
          "l.1916), so nothing launches; absent at v2.18.3-1 .. v2.19.4-1, where the empty "
          "collective is a task and its kernel launches (0: refused by analysis.cost); "
+         "an all-to-all one ncclAlltoAll call (alltoall_call 1): NVIDIA/nccl-tests "
+         "src/alltoall.cu AlltoAllRunColl calls ncclAlltoAll when the running NCCL is 2.28 or "
+         "later, else posts ncclSend / ncclRecv to every peer in one group (nccl-tests v2.17.0 "
+         "on, 2025-09-04; v2.17.6 da0b547 l.272-276), and ncclAlltoAll is first at v2.28.3-1 "
+         "(src/collectives.cc l.94, absent at v2.27.7-1); its taskAppend discards count 0 "
+         "before expanding it into sends and receives (src/enqueue.cc l.2537-2538 and "
+         "l.2568-2572 at v2.28.3-1, l.3024 / l.3070 at v2.30.7-1), so nothing launches "
+         "(0: grouped 0-byte sends, which launch); "
          "NCCL_LL_LINES_PER_THREAD 8 (src/include/device.h, the same at every tag "
          "v2.18.3-1 .. v2.30.7-1): an LL step is 8 lines x NCCL_LL_MAX_NTHREADS 512 = 4096 "
          "16-byte lines, 32 KiB of data (src/init.cc DEFAULT_LL_BUFFSIZE / NCCL_STEPS; "
@@ -1098,6 +1110,9 @@ _NCCL_HISTORY = {
     # enqueue.cc taskAppend discards a collective of count 0 from 2.20.3 (absent at
     # 2.18.3-2.19.4: the empty collective is a task and its kernel launches)
     ("factors", "empty_discard"): (((2, 18, 3), 0), ((2, 20, 0), 1)),
+    # ncclAlltoAll first in 2.28.3 (collectives.cc; absent at 2.27.7), and nccl-tests'
+    # alltoall_perf calls it when NCCL is 2.28 or later (src/alltoall.cu, from v2.17.0)
+    ("factors", "alltoall_call"): (((2, 18, 3), 0), ((2, 28, 0), 1)),
     # the tuner's one-node NVLS bandwidth (search.cc ncclTopoCompute, tuning.cc
     # ncclTopoTuneModel at each tag): the NVLS graph's heads capped at NCCL_MAX_NVLS_ARITY
     # from 2.25 (all GPUs before); pass 2 raises bwInter from 2.19.3 (before: bwIntra only);

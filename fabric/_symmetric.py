@@ -29,7 +29,7 @@ import numpy as np
 from ._address import MIN_PAGE_SIZE, Finding, is_int, validate_address, whole_numbers
 from ._errors import AddressMapError, NodeError
 from ._params import Parameter
-from ._units import MiB, format_address, format_size, show_value
+from ._units import MiB, check_count, format_address, format_size
 
 __all__ = ["HEAP_ALIGNMENT", "SymmetricHeap", "SymmetricMemory", "heap_findings"]
 
@@ -194,35 +194,38 @@ class SymmetricMemory:
         return f"SymmetricMemory({self.heap.name!r}, size={self.heap.size}, ranks={self.n_ranks})"
 
     def _rank(self, rank):
-        if not is_int(rank) or not 0 <= rank < self.n_ranks:
-            raise NodeError(f"rank must be an integer in 0..{self.n_ranks - 1}, got "
-                            f"rank={show_value(rank)}")
-        if int(rank) in self._dead:
-            raise self._failed(int(rank))
-        return int(rank)
+        rank = check_count(rank, "rank", 0, f"an integer in 0..{self.n_ranks - 1}",
+                           below=self.n_ranks, error=NodeError)
+        if rank in self._dead:
+            raise self._failed(rank)
+        return rank
 
     def address(self, rank, offset=0):
         """The global address of ``offset`` into the heap on ``rank``.
 
         Raises
         ------
+        TypeError
+            If ``rank`` or ``offset`` is not an integer (a float, a bool: STYLE's rule).
+        NodeError
+            If ``rank`` is not a rank, or has failed.
         AddressMapError
             If ``offset`` is outside ``[0, heap.size)``.
         """
         r = self._rank(rank)
-        if not is_int(offset) or not 0 <= offset < self.heap.size:
-            raise AddressMapError(f"heap offset must be an integer in [0, {self.heap.size}) (an "
-                                  f"offset outside the symmetric heap {self.heap.name!r} is "
-                                  f"refused), got offset={show_value(offset)}")
+        offset = check_count(offset, "offset", 0, f"an integer in [0, {self.heap.size}) (an "
+                             f"offset outside the symmetric heap {self.heap.name!r} is refused)",
+                             below=self.heap.size, error=AddressMapError)
         if self.stride is not None:
-            return int(self.bases[0]) + r * self.stride + int(offset)
-        return int(self.bases[r]) + int(offset)
+            return int(self.bases[0]) + r * self.stride + offset
+        return int(self.bases[r]) + offset
 
     def addresses(self, ranks, offsets):
-        """Vectorized :meth:`address` over integer arrays (broadcast together)."""
+        """Vectorized :meth:`address` over integer arrays (broadcast together); its errors
+        are :meth:`address`'s (an array's dtype must be an integer one)."""
         ranks = whole_numbers(ranks, "rank", f"integers in 0..{self.n_ranks - 1}",
                               high=self.n_ranks, exc=NodeError)
-        offsets = whole_numbers(offsets, "heap offset",
+        offsets = whole_numbers(offsets, "offset",
                                 f"integers in [0, {self.heap.size}) (the heap's size)",
                                 high=self.heap.size)
         ranks, offsets = np.broadcast_arrays(np.asarray(ranks), np.asarray(offsets))

@@ -492,13 +492,15 @@ def is_int(x):
     return type(x).__module__ == "numpy" and isinstance(x, numbers.Integral)
 
 
-def check_count(value, name, minimum=0, rule=None, *, error=SpecError):
+def check_count(value, name, minimum=0, rule=None, *, below=None, error=SpecError):
     """``value`` as a Python int if it is an integer (:func:`is_int`: numpy's too, not a bool)
-    ``>= minimum`` (any integer with ``minimum=None``): the packages' one count check. STYLE's rule: a value of another kind (a
-    float, a string, a bool) is a TypeError, an integer out of range an ``error`` (SpecError, a
-    ValueError), each saying "``name`` must be ``rule``, got ``name``=value"; ``rule`` defaults
-    to "an integer >= ``minimum``" (a caller with a further bound says it, e.g. "an integer
-    >= 1 (routed experts)").
+    ``>= minimum`` (any integer with ``minimum=None``) and ``< below`` (when given): the
+    packages' one count check. STYLE's rule: a value of another kind (a float, a string, a
+    bool) is a TypeError, an integer out of range an ``error`` (SpecError, a ValueError; the
+    address functions pass AddressMapError, NodeError or TranslationError), each saying
+    "``name`` must be ``rule``, got ``name``=value"; ``rule`` defaults to "an integer >=
+    ``minimum``" (a caller with a further bound says it, e.g. "an integer >= 1 (routed
+    experts)", "an integer in [0, 4096)").
 
     >>> import numpy as np
     >>> check_count(np.int64(8), "batch", 1)
@@ -511,13 +513,21 @@ def check_count(value, name, minimum=0, rule=None, *, error=SpecError):
     Traceback (most recent call last):
     ...
     fabric.SpecError: batch must be an integer >= 1, got batch=0
+    >>> check_count(8, "position", 0, below=8)
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: position must be an integer in [0, 8), got position=8
     """
     if rule is None:
-        rule = "an integer" if minimum is None else f"an integer >= {minimum}"
+        if below is None:
+            rule = "an integer" if minimum is None else f"an integer >= {minimum}"
+        else:
+            rule = f"an integer < {below}" if minimum is None else \
+                f"an integer in [{minimum}, {below})"
     if not is_int(value):
         raise TypeError(f"{name} must be {rule}, got {name}={show_value(value)} "
                         f"(a {type(value).__name__})")
-    if minimum is not None and value < minimum:
+    if (minimum is not None and value < minimum) or (below is not None and value >= below):
         raise error(f"{name} must be {rule}, got {name}={show_value(value)}")
     return int(value)
 

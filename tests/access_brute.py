@@ -4,7 +4,8 @@ Written from the docstrings, not the implementation: the grant rules of fabric/_
 (:func:`granted`), and what ``fabric.access`` answers on a (possibly degraded) fabric
 (:func:`expected`): a linear scan over the requester's windows and the map's regions, the
 CXL interleave formula, the span rules, the pinned placement's failed owners, and
-tests/routing_brute.py for the serving chip and the policy's paths.
+tests/routing_brute.py for the serving chip and the policy's paths; a link's bandwidth after
+failed lanes (:func:`live_bandwidth`).
 """
 
 from routing_brute import memory_server, policy_paths
@@ -30,6 +31,13 @@ def granted(plan, home, host, reg, op):
     return any(g.target in ("*", reg.name) for g in mine) or all(
         home.get(o) == host or any(g.target in (o, home.get(o)) for g in mine)
         for o in reg.owners)
+
+
+def live_bandwidth(f, lost, link):
+    """The bandwidth of ``link`` of the intact fabric ``f`` once it lost ``lost[frozenset(link)]``
+    of its ``lanes`` (fabric.without: the live lanes' share of the bundle's bandwidth)."""
+    data = f.graph.edges[link]
+    return data["bandwidth"] * (1 - lost[frozenset(link)] / data.get("lanes", 1))
 
 
 def _gone(g, owner):

@@ -13,7 +13,10 @@ pinned placement): a linear scan over the domain's windows and the map's regions
 rules, the CXL interleave formula, and tests/routing_brute.py for the serving chip
 (``memory_server``) and the policy's paths (``policy_paths``). Every access either gives the
 reference's target on one of the policy's paths, or raises the reference's error class with
-a message naming the problem.
+a message naming the problem. Session 32 added what session 31 only probed: failed lanes of
+bundled links (an access's serialization at the narrowest link, a bundle at its live lanes'
+share of the intact bandwidth) and explicit-layout plans (each chip's, host's and NIC's
+region at a drawn slot, the sets as regions with a base; the system file lists them all).
 
 A fuzz of the same reference before this file (1,200 plans, ~60 k accesses,
 /work/notes/audit.md) found no access answered wrongly; the refusal of a set a host may
@@ -21,8 +24,11 @@ not read read "window 'w' reaches region 'pair' [...) holds memory of 'chip16', 
 (two clauses run together), fixed in fabric/_domains.py ``DomainGrants.why_not``.
 """
 
+from collections import Counter
+from dataclasses import replace
+
 import pytest
-from access_brute import expected
+from access_brute import expected, live_bandwidth
 from degrade import apart, built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -30,6 +36,7 @@ from routing_brute import path_latency
 
 import topologies
 from fabric import (
+    TRANSPORTS,
     AddressPlan,
     DomainLimits,
     FabricError,
@@ -47,8 +54,8 @@ from fabric import (
 )
 from fabric._units import GiB, MiB
 
-SPECS = ("mesh:3x3,hosts=3,chip=h100", "torus:4x2,hosts=2,chip=h100",
-         "switch:8,planes=2,hosts=4,chip=h100", "rail:servers=3,gpus=2,chip=h100",
+SPECS = ("mesh:3x3,hosts=3,links=2,chip=h100", "torus:4x2,hosts=2,chip=h100",
+         "switch:8,planes=2,links=2,hosts=4,chip=h100", "rail:servers=3,gpus=2,chip=h100",
          "dragonfly:a=2,p=1,h=1,chip=h100", "hypermesh:2x2x2,connect=switch,hosts=2,chip=h100")
 PAGE = 2 * MiB
 #: Each chip's own region leaves 16 GiB of its 80 GB (h100) for its shares of the sets.
@@ -91,10 +98,21 @@ def plans(draw, f):
     heap = draw(st.one_of(st.none(), st.builds(
         SymmetricHeap, st.integers(1, 4).map(lambda k: k * PAGE),
         offset=st.integers(0, 3).map(lambda k: k * PAGE))))
+    layout = draw(st.sampled_from(["owner-bits", "packed", "explicit"]))
+    if layout == "explicit":
+        # only the listed regions, where they say: each chip's HBM, each host's DRAM and
+        # each NIC's registers at a drawn slot (not rank order), the sets at their own base
+        own = [(f"{c}.hbm", c, HBM, "hbm") for c in chips] \
+            + [(f"{h}.dram", h, 1 << 30, "dram") for h in hosts] \
+            + [(f"{n}.mmio", n, 32 * MiB, "mmio") for n in nics]
+        slots = draw(st.permutations(range(len(own))))
+        extra = [Region((k + 1) << 40, size, o, kind=kind, name=name)
+                 for k, (name, o, size, kind) in zip(slots, own)] + extra + \
+            [replace(r, base=(1 << 53) + (k << 40)) for k, r in enumerate(sets)]
+        sets = []
     return AddressPlan(hbm_bytes=HBM, interleave=sets, regions=extra, windows=wins,
                        grants=grants, heap=heap, default_windows=draw(st.booleans()),
-                       layout=draw(st.sampled_from(["owner-bits", "packed"])),
-                       limits=DomainLimits(alignment="page", translation_entries=64))
+                       layout=layout, limits=DomainLimits(alignment="page", translation_entries=64))
 
 
 def _toml(spec, plan):
@@ -111,8 +129,9 @@ def _toml(spec, plan):
              f"translation_entries = {plan.limits.translation_entries}"]
     for r in plan.regions:
         lines += ["[[regions]]", f"name = {q(r.name)}", f"base = {r.base}", f"size = {r.size}",
-                  f"owner = {q(r.owner)}", f"kind = {q(r.kind)}",
-                  f"permissions = {q(r.permissions)}"]
+                  f"kind = {q(r.kind)}", f"permissions = {q(r.permissions)}"]
+        lines += [f"owners = [{', '.join(map(q, r.owners))}]", f"granularity = {r.granularity}"] \
+            if r.ways > 1 else [f"owner = {q(r.owner)}"]
     for r in plan.interleave:
         lines += ["[[interleave]]", f"name = {q(r.name)}",
                   f"owners = [{', '.join(map(q, r.owners))}]", f"granularity = {r.granularity}",
@@ -133,8 +152,9 @@ def _toml(spec, plan):
 
 @st.composite
 def cases(draw):
-    """``(f, g)``: a fabric with a random plan (perhaps read from its system file) and the
-    same with up to 3 failed links, a failed chip and a failed switch or NIC."""
+    """``(f, g, lost)``: a fabric with a random plan (perhaps read from its system file) and
+    the same with up to 3 failed links, a failed chip, a failed switch or NIC and up to 4
+    failed lanes (``lost``: link -> lanes it lost)."""
     spec = draw(st.sampled_from(SPECS))
     plan = draw(plans(built(spec)))
     if draw(st.booleans()):
@@ -148,17 +168,21 @@ def cases(draw):
     nodes = draw(st.lists(st.sampled_from(f.endpoints), max_size=1))
     others = sorted(n for n in G if G.nodes[n]["kind"] != "chip")
     nodes += draw(st.lists(st.sampled_from(others), max_size=1)) if others else []
-    links, _ = apart(links, nodes)
+    # failed lanes of bundles (mesh, torus, switch 2 lanes, rail 3 and 18): a bundle named
+    # k times loses k lanes and k/lanes of its bandwidth, all of them fails the link
+    bundles = [e for e in sorted(G.edges, key=str) if G.edges[e].get("lanes", 1) > 1]
+    lanes = draw(st.lists(st.sampled_from(bundles), max_size=4)) if bundles else []
+    links, lanes = apart(links, nodes, lanes)
     try:
-        g = f.without(links=links, chips=nodes)
+        g = f.without(links=links, chips=nodes, lanes=lanes)
     except FabricError:                                   # every chip of a host gone etc.
-        g = f
-    return f, g
+        return f, f, Counter()
+    return f, g, Counter(frozenset(e) for e in lanes)
 
 
 # -- the check ------------------------------------------------------------------------------
 
-def assert_is_the_reference(f, g, src, a, op, size, transport):
+def assert_is_the_reference(f, g, src, a, op, size, transport, lost):
     want = expected(f, g, src, a, op, size)
     try:
         got = access(g, src, a, op=op, size=size, transport=transport)
@@ -175,8 +199,14 @@ def assert_is_the_reference(f, g, src, a, op, size, transport):
     assert want[0] == "ok", (want, got)
     assert got.target == want[1] and list(got.path) in [list(p) for p in want[2]]
     assert (got.address, got.op, got.size) == (a, op, size)
-    assert got.forward == pytest.approx(path_latency(g, got.path), rel=1e-12)
-    assert sum(got.breakdown().values()) == pytest.approx(got.total, rel=1e-12)
+    assert got.forward == pytest.approx(path_latency(g, got.path), rel=1e-12, abs=0)
+    # serialization at the narrowest link of the path, a bundle at its live lanes' share of
+    # the intact bandwidth (fabric/_access.py, fabric.without)
+    t = TRANSPORTS[got.transport]
+    wire = t.wire_bytes(size) if op == "store" else t.packets(size) * t.header
+    bw = min((live_bandwidth(f, lost, e) for e in zip(got.path, got.path[1:])), default=None)
+    assert got.serialization == (0 if bw is None else pytest.approx(wire / bw, rel=1e-12, abs=0))
+    assert sum(got.breakdown().values()) == pytest.approx(got.total, rel=1e-12, abs=0)
     assert got.total <= got.slowest * (1 + 1e-12)
     return got
 
@@ -207,13 +237,13 @@ def _addresses(g, src, data):
 @SETTINGS
 @given(cases(), st.data())
 def test_an_access_on_a_degraded_fabric_is_the_reference_or_names_its_refusal(case, data):
-    f, g = case
+    f, g, lost = case
     for src in data.draw(st.lists(st.sampled_from(g.endpoints), min_size=1, max_size=3)):
         for a in _addresses(g, src, data):
             assert_is_the_reference(
                 f, g, src, a, data.draw(st.sampled_from(["load", "store"])),
                 data.draw(st.sampled_from([1, 64, 4096, 1 << 22])),
-                data.draw(st.sampled_from(["loadstore", "native", "rdma"])))
+                data.draw(st.sampled_from(["loadstore", "native", "rdma"])), lost)
 
 
 @SETTINGS
@@ -223,7 +253,7 @@ def test_latencies_are_each_pairs_access_or_refused_when_one_is(case, op, size, 
     # access_latencies checks every pair up front (fabric/_access.py _permit_all): it must
     # refuse exactly when one pair's access_to does, and else time each pair as access_to's
     # slowest; access_to is access at the first byte of the target's memory
-    f, g = case
+    f, g, lost = case
     chips = data.draw(st.lists(st.sampled_from(g.endpoints), min_size=2, max_size=4,
                                unique=True)) if g.n_endpoints > 1 else []
     if not chips:
@@ -238,9 +268,9 @@ def test_latencies_are_each_pairs_access_or_refused_when_one_is(case, op, size, 
                 a = access_to(g, s, d, op=op, size=size, transport=transport)
             except FabricError as e:
                 refused.append(e)             # size fits: every chip's region is 64 GiB
-                assert_is_the_reference(f, g, s, reg.base, op, size, transport)
+                assert_is_the_reference(f, g, s, reg.base, op, size, transport, lost)
                 continue
-            assert a == assert_is_the_reference(f, g, s, reg.base, op, size, transport)
+            assert a == assert_is_the_reference(f, g, s, reg.base, op, size, transport, lost)
             per[s, d] = a.slowest
     try:
         i, j, lat = access_latencies(g, op=op, size=size, transport=transport, chips=chips)

@@ -89,12 +89,19 @@ def test_host_sees_remote_chip_at_its_shadow_window(sd200):
 
 
 @pytest.mark.parametrize("address, msg", [
-    ("banana", "'banana'"), (-4, "-4"), (1 << 57, "57-bit"), (1.5, "1.5"),
+    ("banana", "'banana'"), (-4, "-4"), (1 << 57, "57-bit"),
     ((8 << 36) - 1, "in no window"),                     # the gap after chip7's 64 GB
 ])
 def test_bad_local_addresses_refused(sd200, address, msg):
     with pytest.raises(TranslationError, match=msg):
         sd200.translate("host0", address)
+
+
+def test_local_address_of_the_wrong_kind_is_a_type_error(sd200):
+    # STYLE's rule (session 32): a float is no address at all, not an untranslatable one
+    with pytest.raises(TypeError, match=r"local address must be an integer >= 0 .* got 1\.5 "
+                       r"\(a float\)"):
+        sd200.translate("host0", 1.5)
 
 
 def test_batched_unmapped_raise_and_mask(sd200):

@@ -258,31 +258,49 @@ def test_read_grant_of_one_owner_does_not_allow_writes_to_the_set(sd200):
 
 # -- 5. every public addressing function validates its inputs ---------------------------
 
-@pytest.mark.parametrize("offset", [-1, True, 1.5, 256.0, "256", np.array([0, -5]),
-                                    np.array([1.0]), np.array([True]), 1 << 62])
-def test_interleave_target_refuses_bad_offsets(offset):
-    with pytest.raises(AddressMapError, match="interleave offset must be"):
+# STYLE's rule (session 32): an input of the wrong KIND is a TypeError, one out of range the
+# address domain's error (AddressMapError; NodeError for a rank; TranslationError for a
+# host-local address).
+
+@pytest.mark.parametrize("offset, error", [
+    (-1, AddressMapError), (np.array([0, -5]), AddressMapError), (1 << 62, AddressMapError),
+    (True, TypeError), (1.5, TypeError), (256.0, TypeError), ("256", TypeError),
+    (np.array([1.0]), TypeError), (np.array([True]), TypeError)])
+def test_interleave_target_refuses_bad_offsets(offset, error):
+    with pytest.raises(error, match="interleave offset must be") as e:
         interleave_target(offset, 4, 256)
+    assert type(e.value) is error
 
 
 @pytest.mark.parametrize("ways, gran", [(True, 256), (4, True), (4.0, 256), (4, 256.0), (5, 256)])
 def test_interleave_refuses_bad_ways_and_granularity(ways, gran):
+    # a choice from a set (CXL's ways and granularities): any other value is AddressMapError
     with pytest.raises(AddressMapError, match="ways|granularity"):
         interleave_target(0, ways, gran)
 
 
-@pytest.mark.parametrize("pos, dev", [(True, 0), (-1, 0), (4, 0), (0, -1), (0, 2.0),
-                                      (np.array([0, 4]), 0), (0, False)])
-def test_interleave_offset_refuses_bad_inputs(pos, dev):
-    with pytest.raises(AddressMapError, match="position|device offset"):
+@pytest.mark.parametrize("pos, dev, error", [
+    (-1, 0, AddressMapError), (4, 0, AddressMapError), (0, -1, AddressMapError),
+    (np.array([0, 4]), 0, AddressMapError),
+    (True, 0, TypeError), (0, 2.0, TypeError), (0, False, TypeError)])
+def test_interleave_offset_refuses_bad_inputs(pos, dev, error):
+    with pytest.raises(error, match="position|device offset") as e:
         interleave_offset(pos, dev, 4, 256)
+    assert type(e.value) is error
 
 
-@pytest.mark.parametrize("bad", [True, False, 4096.0, -1, None, 1.5, [4096], b"0x10"])
-def test_address_inputs_refused_with_the_rule(sd200, bad):
-    with pytest.raises(AddressMapError) as e:
+@pytest.mark.parametrize("bad", [True, False, 4096.0, None, 1.5, [4096], b"0x10"])
+def test_address_inputs_of_the_wrong_kind_are_type_errors(sd200, bad):
+    for ask in (validate_address, sd200.address_map.lookup,
+                lambda a: sd200.translate("host0", a)):
+        with pytest.raises(TypeError, match="address must be an integer >= 0 or a string"):
+            ask(bad)
+
+
+@pytest.mark.parametrize("bad", [-1, "-1", "0xZZ", 1 << 57])
+def test_address_inputs_out_of_range_keep_their_domain_error(sd200, bad):
+    with pytest.raises(AddressMapError, match="address"):
         validate_address(bad)
-    assert "address" in str(e.value)
     with pytest.raises(AddressMapError):
         sd200.address_map.lookup(bad)
     with pytest.raises(TranslationError):
@@ -290,28 +308,38 @@ def test_address_inputs_refused_with_the_rule(sd200, bad):
 
 
 def test_global_address_refuses_bool_and_negative_offsets(sd200):
-    for bad in (True, -1, 1.0):
-        with pytest.raises(AddressMapError, match="offset"):
+    for bad, error in ((True, TypeError), (1.0, TypeError), (-1, AddressMapError),
+                       (64 * 10**9, AddressMapError)):
+        with pytest.raises(error, match="offset must be an integer in") as e:
             sd200.address_map.global_address("chip3", bad)
+        assert type(e.value) is error
 
 
 def test_symmetric_memory_refuses_bad_inputs(sd200):
     f = sd200.replace(address_plan=AddressPlan(heap=SymmetricHeap(GiB, offset=32 * GiB)))
     mem = f.symmetric_memory
-    for rank, off, exc in [(True, 0, NodeError), (-1, 0, NodeError), (0, True, AddressMapError),
-                           (0, -1, AddressMapError), (0, 1.0, AddressMapError)]:
-        with pytest.raises(exc):
-            mem.address(rank, off)
-    with pytest.raises(AddressMapError, match="heap offset"):
+    for rank, off, error in [(True, 0, TypeError), (0.0, 0, TypeError), (-1, 0, NodeError),
+                             (128, 0, NodeError), (0, True, TypeError), (0, 1.0, TypeError),
+                             (0, -1, AddressMapError), (0, GiB, AddressMapError)]:
+        # one answer whether asked one at a time or as arrays (and a peer by its rank)
+        asks = [(mem.address, (rank, off)), (mem.addresses, ([rank], [off]))]
+        if off == 0:
+            asks.append((mem.peer_address, (mem.address(0), rank)))
+        for ask, args in asks:
+            with pytest.raises(error, match="rank|offset") as e:
+                ask(*args)
+            assert type(e.value) is error
+    with pytest.raises(TypeError, match="offset must be integers .* dtype float64"):
         mem.addresses([0, 1], [0.0, 1.0])
-    with pytest.raises(NodeError, match="rank"):
+    with pytest.raises(TypeError, match="rank must be integers .* dtype bool"):
         mem.addresses(np.array([True]), 0)
-    with pytest.raises(AddressMapError, match="heap offset"):
-        mem.addresses([0], [-1])
 
 
 def test_translate_many_refuses_bool_and_float_arrays(sd200):
     for bad in (np.array([True]), np.array([4096.0])):
+        with pytest.raises(TypeError, match="local addresses must be an integer array"):
+            sd200.translate_many("host0", bad)
+    for bad in (np.array([-1]), np.array([1 << 57])):
         with pytest.raises(TranslationError):
             sd200.translate_many("host0", bad)
     with pytest.raises(ValueError, match="op"):

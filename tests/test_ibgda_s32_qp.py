@@ -1,0 +1,52 @@
+"""Session 32 (ibgda): a queue pair's writes do not overlap its atomics' round trips.
+
+Under adaptive routing the adapter holds an RDMA atomic that follows writes on an RC queue pair
+until those writes have completed, 'one RTT of latency for each atomic that follows writes'
+(deepseek-ai/DeepEP PR #437), and a queue pair issues its work requests in order, so the writes
+after an atomic wait behind it. Where every message is a write followed by its signal's atomic
+(``qp_signals`` ``"each"``: NVSHMEM's put-with-signal) the busiest queue pair's chain is its
+writes' wire time at the NIC's achieved rate plus one round trip per atomic; session 25 had the
+round trips alone. With one atomic after all of a queue pair's writes (``"last"``) the network's
+time plus one round trip bounds the chain already.
+"""
+
+import dataclasses
+import functools
+
+import pytest
+
+import topologies
+from analysis import moe_exchange
+from fabric import EXCHANGE_SYNC, exchange_kernel
+
+_KW = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2, "routing": "uniform"}
+_TRIP = 2 * EXCHANGE_SYNC["network"].value
+_RATE = 50e9 * 0.94                      # a 400G NDR NIC at exchange.nic_efficiency
+
+
+@functools.cache
+def _h100(nodes):
+    return topologies.build(f"rail:servers={nodes},gpus=8,links=18,nic=ib-ndr,chip=h100")
+
+
+@pytest.mark.parametrize("qps", [1, 2, 4])
+def test_the_queue_pairs_own_writes_add_to_its_round_trips(qps):
+    # 128 tokens x top-8 over EP16: 64 messages to each remote rank, spread over qps queue pairs
+    k = dataclasses.replace(exchange_kernel("pplx"), name=f"pplx-{qps}qp", qp_per_peer=qps)
+    r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel=k, **_KW)
+    n = 64 // qps
+    for ph, nbytes in ((r.dispatch_phase, r.dispatch_bytes), (r.combine_phase, r.combine_bytes)):
+        own = 64 * nbytes / qps / _RATE
+        assert ph.queue_pair == pytest.approx(max(ph.network + _TRIP, own + n * _TRIP),
+                                              rel=1e-12)
+    # one queue pair a peer: its 64 writes (10.1 us) beside 64 round trips (345.6 us)
+    if qps == 1:
+        assert r.dispatch_phase.queue_pair == pytest.approx(
+            64 * _TRIP + 64 * r.dispatch_bytes / _RATE, rel=1e-12)
+        assert r.dispatch_phase.queue_pair - 64 * _TRIP > 10e-6
+
+
+def test_one_atomic_after_a_queue_pairs_writes_keeps_the_network_floor():
+    r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="deepep-low-latency", **_KW)
+    for ph in (r.dispatch_phase, r.combine_phase):
+        assert ph.queue_pair == pytest.approx(ph.network + _TRIP, rel=1e-12)
