@@ -1,5 +1,7 @@
 """``cofabric scaling [--out DIR]``: the scaling study, a CSV and one figure per metric."""
 
+from fabric._units import is_float
+
 from ._cli import whole_number
 from ._json_units import to_json
 
@@ -96,7 +98,7 @@ def run(args):
         w.writerow(keys)
         for r in rows:
             # float() first: numpy 2's repr of its scalars is "np.float64(...)"
-            w.writerow(["" if r[k] is None else repr(float(r[k])) if isinstance(r[k], float)
+            w.writerow(["" if r[k] is None else repr(float(r[k])) if is_float(r[k])
                         else r[k] for k in keys])
     (out / "scaling.md").write_text(_markdown(rows), encoding="utf-8")
     for metric in SCALING_METRICS:

@@ -41,7 +41,7 @@ Examples
 import math
 
 from fabric import SpecError
-from fabric._units import check_count, is_real
+from fabric._units import check_count, is_finite, is_real
 
 __all__ = [
     "OPERATIONS",
@@ -206,7 +206,7 @@ def closed_form_algorithms(op=None):
 def _check_real(value, name, positive=False):
     if not is_real(value):
         raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    if not math.isfinite(value):
+    if not is_finite(value):
         raise ValueError(f"{name} must be finite, got {name}={value!r}")
     if positive and value <= 0:
         raise ValueError(f"{name} must be > 0, got {name}={value!r}")

@@ -94,7 +94,7 @@ from fabric import runtime as get_runtime
 from fabric import transport as get_transport
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
-from fabric._units import check_count, is_bool, is_real
+from fabric._units import check_count, is_bool, is_finite, is_real
 
 from . import _runtime_cost
 from ._bounds import cut_seconds_per_byte, flow_seconds_per_byte
@@ -313,7 +313,7 @@ def read_nbytes(nbytes):
         raise TypeError(f"nbytes must be a number of bytes, got {type(nbytes).__name__}")
     if type(nbytes).__module__ == "numpy":
         nbytes = nbytes.item()      # np.float16: comparing it with MAX_BYTES overflows, warning
-    if not math.isfinite(nbytes) or nbytes <= 0:
+    if not is_finite(nbytes) or nbytes <= 0:      # 10**400: no OverflowError
         raise ValueError(f"nbytes must be a finite size > 0 bytes, got nbytes={nbytes!r}")
     if nbytes < 1:
         raise ValueError(f"nbytes must be at least 1 byte (a size in bytes: no collective "
@@ -745,22 +745,23 @@ def _is_empty(op, nbytes, M):
     return is_real(nbytes) and nbytes == 0
 
 
-def _empty_cost(fabric, op, p, rt, size=0.0):
+def _empty_cost(fabric, op, p, rt, total=0.0):
     """:func:`cost` of ``op`` of 0 bytes over ``p`` ranks under ``rt``: 0 s where the runtime
     launches nothing (one rank: nothing to move under any runtime), else a
     NotApplicableError naming what it launches
-    (:func:`analysis._runtime_cost.empty_operation`). ``size``: an all-to-allv's total,
-    bytes each rank copies to itself (none crosses between ranks)."""
+    (:func:`analysis._runtime_cost.empty_operation`). ``total``: an all-to-allv's bytes, each
+    rank's copy to itself (none crosses between ranks); its ``size`` is ``total / p``, the
+    bytes per rank as for any all-to-allv (:func:`_result`)."""
     launches, why = (_runtime_cost.empty_operation(rt, op) if p > 1
                      else (False, "one rank: nothing to move"))
-    own = f"its {size:g} bytes are each rank's copy to itself, which no schedule moves"
+    own = f"its {total:g} bytes are each rank's copy to itself, which no schedule moves"
     if launches:
-        what = (f"{op} with no byte between distinct ranks ({own})" if size
+        what = (f"{op} with no byte between distinct ranks ({own})" if total
                 else f"{op} of 0 bytes")
         raise NotApplicableError(f"{what} under the {rt.name} runtime: {why}")
-    if size:
+    if total:
         why = f"{why}; {own}"
-    return CollectiveCost(fabric=fabric.name, op=op, size=float(size), ranks=p,
+    return CollectiveCost(fabric=fabric.name, op=op, size=total / p, ranks=p,
                           algorithm="none", transport="none", time=0.0, algbw=0.0, busbw=0.0,
                           steps=(), bottleneck=None, lower_bound=0.0,
                           candidates=(("none", why),), runtime=rt.name)
@@ -772,11 +773,23 @@ def _traffic_arg(op, nbytes, p):
     a byte between ranks (:func:`_is_empty`)."""
     if op != "all-to-allv":
         return None
-    M = np.asarray(nbytes, dtype=float)
+    what = f"all-to-allv takes a traffic matrix (bytes, {p} x {p}) as nbytes"
+    try:
+        M = np.asarray(nbytes)
+    except ValueError as e:     # numpy refuses rows of different lengths
+        raise ValueError(f"{what}, got rows of different lengths") from e
+    if M.dtype.kind == "O" and all(map(is_real, M.flat)):
+        M = M.astype(float)     # Python numbers held as objects (ints, Fractions)
+    if M.dtype.kind not in "iuf":
+        # numpy would read booleans as 1-byte pairs and keep a complex's real part: a flag
+        # or a complex is no byte count (a bool size is refused the same way: read_nbytes)
+        kind = {"b": "booleans", "c": "complex numbers", "U": "text", "S": "text"}.get(
+            M.dtype.kind, "values that are not numbers")
+        raise TypeError(f"{what}, got {kind}: {nbytes!r:.60}")
+    M = M.astype(float)
     if M.shape != (p, p):
         # before the total: a matrix of the wrong shape and no bytes was divided by 0
-        raise ValueError(f"all-to-allv takes a traffic matrix (bytes, {p} x {p}) as nbytes, "
-                         f"got an array of shape {M.shape}")
+        raise ValueError(f"{what}, got an array of shape {M.shape}")
     # before cost() normalises by the total: an all-negative matrix divided by its
     # (negative) total would pass for a valid one
     if not np.isfinite(M).all() or (M < 0).any():
@@ -809,7 +822,8 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         Size per rank in the nccl-tests sense (all-gather: the gathered
         output; all-to-all: the whole send buffer), 1 to 2**63 - 1 bytes; a string such as
         ``"1GiB"`` is parsed. For all-to-allv a ``p x p`` traffic matrix in bytes (at
-        least 1 byte in all). A fractional size is costed as given; where NCCL counts
+        least 1 byte in all; numbers: a matrix of booleans, text or complex numbers is a
+        TypeError). A fractional size is costed as given; where NCCL counts
         whole bytes (its point-to-point protocol plan) it is read at its ceiling.
         The number 0 (or an all-to-allv matrix with no byte between distinct ranks: zeros,
         or bytes on the diagonal only, each rank's copy to itself, which no schedule moves,
@@ -817,8 +831,8 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         the runtime launches nothing for it (``"ideal"``; NCCL's collectives from 2.20.3,
         whose ``taskAppend`` discards an empty one, and its all-to-all from 2.28.3, one
         ``ncclAlltoAll`` call; ``"symmetric-memory"``'s collectives),
-        its ``algorithm`` and ``transport`` ``"none"``, ``size`` the matrix's total, and the
-        reason in ``candidates``; a NotApplicableError naming why where the runtime
+        its ``algorithm`` and ``transport`` ``"none"``, ``size`` the matrix's total over
+        its ranks (as for any all-to-allv), and the reason in ``candidates``; a NotApplicableError naming why where the runtime
         launches something the model does not cost (NCCL before 2.20.3; NCCL's sends and
         receives of 0 bytes, so send-recv, all-to-allv, and all-to-all before 2.28.3):
         :func:`analysis._runtime_cost.empty_operation`.
@@ -1662,7 +1676,7 @@ def host_launch_delay(gpu_time, host_launch, devices, iterations=20, blocking=Fa
     for name, v in (("gpu_time", gpu_time), ("host_launch", host_launch)):
         if not is_real(v):
             raise TypeError(f"{name} must be a number of seconds, got {v!r}")
-        if not math.isfinite(v):
+        if not is_finite(v):
             raise SpecError(f"{name} must be finite, got {v!r}")
         if v < 0:
             raise SpecError(f"{name} must be >= 0 seconds, got {v!r}")

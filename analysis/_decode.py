@@ -146,7 +146,7 @@ from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, e
 from fabric._memo import fabric_memo
 from fabric._runtime import release_on
 from fabric._schema import MAX_BYTES
-from fabric._units import check_count, flag_of, is_numeral, is_real
+from fabric._units import check_count, flag_of, is_finite, is_numeral
 
 from ._collectives import default_runtime
 from ._gemm import (
@@ -1086,15 +1086,13 @@ def expert_activation(experts, k, tokens, skew=0.0):
     >>> pick.tolist(), active.tolist()
     ([0.5, 0.5, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5])
     """
-    if not is_real(skew) or not (
-            math.isfinite(skew) and skew >= 0):
+    if not (is_finite(skew) and skew >= 0):
         # a bool is not an exponent (True read as 1), nor is a string
         raise SpecError(f"skew must be a finite number >= 0, got skew={skew!r}")
     experts = check_count(experts, "experts", 1, "an integer >= 1 (routed experts)")
     if check_count(k, "k", 0, f"an integer between 0 and experts ({experts})") > experts:
         raise SpecError(f"k must be an integer between 0 and experts ({experts}), got k={k!r}")
-    if not is_real(tokens) or not (
-            math.isfinite(tokens) and tokens >= 0):
+    if not (is_finite(tokens) and tokens >= 0):
         # a negative count would make an expert more than certainly active
         raise SpecError(f"tokens must be a finite number >= 0 (tokens routed), got "
                         f"tokens={tokens!r}")
@@ -2286,8 +2284,7 @@ def check_number(name, value, minimum=0, unit="", *, strict=False, tail=""):
     ...
     fabric.SpecError: launch must be a finite number >= 0 seconds, got launch=-1
     """
-    ok = (is_real(value) and math.isfinite(value)
-          and (value > minimum if strict else value >= minimum))
+    ok = is_finite(value) and (value > minimum if strict else value >= minimum)
     if not ok:
         raise SpecError(f"{name} must be a finite number {'>' if strict else '>='} {minimum}"
                         f"{unit}{tail}, got {name}={value!r}")
@@ -2305,8 +2302,7 @@ def check_fraction(name, value, lo, hi, lo_open=False, tail=""):
     ...
     fabric.SpecError: usable_hbm must be in (0, 1], got usable_hbm=0
     """
-    ok = (is_real(value)
-          and math.isfinite(value) and (value > lo if lo_open else value >= lo) and value <= hi)
+    ok = is_finite(value) and (value > lo if lo_open else value >= lo) and value <= hi
     if not ok:
         bound = f"({lo}, {hi}]" if lo_open else f"[{lo}, {hi}]"
         raise SpecError(f"{name} must be in {bound}{tail}, got {name}={value!r}")
@@ -3460,6 +3456,10 @@ def collective_seconds(fabric, op, nbytes, positions, *, collective=None, algori
     size = float(np.sum(nbytes))
     if len(positions) < 2 or size <= 0:
         return 0.0
+    if size < 1:        # analysis.cost's ValueError, which a CLI would report as a bug
+        raise SpecError(f"{op} of {size:.3g} bytes: a collective moves whole bytes, and the "
+                        f"bytes per element (the model's activation_bytes, or dispatch_bytes / "
+                        f"combine_bytes) make a message of less than one")
     _check_reach(fabric, positions)
     algo = algorithm.get(op, "auto") if isinstance(algorithm, dict) else algorithm
     extra = {} if runtime is None else {"runtime": runtime}

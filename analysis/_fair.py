@@ -29,7 +29,7 @@ Examples
 import math
 
 from fabric._schema import bandwidth_fault, latency_fault
-from fabric._units import check_count, is_real
+from fabric._units import check_count, is_finite
 
 from ._bom import bill_of_materials
 
@@ -58,7 +58,7 @@ def scale_links(f, bandwidth=1.0, latency=1.0):
     import networkx as nx
 
     for name, value in (("bandwidth", bandwidth), ("latency", latency)):
-        if not (is_real(value) and math.isfinite(value) and value > 0):
+        if not (is_finite(value) and value > 0):
             raise ValueError(f"{name} must be a positive finite factor, got {value!r}")
     bandwidth, latency = float(bandwidth), float(latency)
     if bandwidth == 1.0 and latency == 1.0:
@@ -119,7 +119,7 @@ def equalize(f, target, basis="cost", book="street-2026"):
     """
     if basis not in _BASES:
         raise ValueError(f"basis must be one of {_BASES}, got {basis!r}")
-    if not (is_real(target) and math.isfinite(target) and target > 0):
+    if not (is_finite(target) and target > 0):
         raise ValueError(f"target must be a positive finite {basis} per chip, got {target!r}")
     target = float(target)      # a numpy float16 or float32 computes as the number it is
     c1 = _per_chip(f, basis, book)

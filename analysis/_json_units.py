@@ -18,7 +18,7 @@ Examples
 import json
 import math
 
-from fabric._units import is_real
+from fabric._units import is_bool, is_float, is_int, is_real
 
 __all__ = []
 
@@ -99,9 +99,14 @@ def with_units(obj):
 
 
 def _strict(obj):
-    """``obj`` with every non-finite float replaced by None (JSON's ``null``)."""
-    if isinstance(obj, float):
+    """``obj`` with every non-finite float replaced by None (JSON's ``null``), and numpy's
+    numbers and bools as the Python ones they equal (``json`` writes no np.float32, np.int64
+    or np.True_: it raised "not JSON serializable")."""
+    if is_float(obj):
+        obj = float(obj)
         return obj if math.isfinite(obj) else None
+    if type(obj).__module__ == "numpy" and (is_int(obj) or is_bool(obj)):
+        return obj.item()
     if isinstance(obj, dict):
         return {k: _strict(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):

@@ -124,7 +124,7 @@ from dataclasses import dataclass
 
 from fabric import MATH_FORMATS, Parameter, SpecError
 from fabric._system import read_text, read_toml
-from fabric._units import check_count, is_real
+from fabric._units import check_count, flag_of, is_finite, is_real
 
 __all__ = ["GQA", "INDEX_KEY_BYTES", "MLA", "MODELS", "UNQUANTIZED_PARTS", "WEIGHT_FORMATS",
            "MoEModel", "WeightFormat", "load_model_toml", "model_config"]
@@ -160,7 +160,7 @@ def _positive_number(name, value):
     TypeError or SpecError naming ``name``."""
     if not is_real(value):
         raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
-    if not (math.isfinite(value) and value > 0):
+    if not (is_finite(value) and value > 0):
         raise SpecError(f"{name} must be positive and finite, got {name}={value!r}")
     return float(value)
 
@@ -214,7 +214,7 @@ class WeightFormat:
     def __post_init__(self):
         for f, lo in (("bits", 0.0), ("scale_bits", None)):
             v = getattr(self, f)
-            if not is_real(v) or not math.isfinite(v) or (v <= lo if lo is not None else v < 0):
+            if not is_finite(v) or (v <= lo if lo is not None else v < 0):
                 rule = "> 0" if lo is not None else ">= 0"
                 raise SpecError(f"weight format {self.name!r}: {f} must be a finite number "
                                 f"{rule}, got {v!r}")
@@ -677,6 +677,15 @@ class MoEModel:
                             f"routed_experts={self.routed_experts}")
         if not isinstance(self.attention, (MLA, GQA)):
             raise TypeError(f"attention must be MLA or GQA, got {type(self.attention).__name__}")
+        object.__setattr__(self, "hypothetical", flag_of(self.hypothetical, "hypothetical"))
+        try:            # huge sizes: an int too large for a float, or inf - inf = nan below
+            total = float(self.weight_bytes_total)
+        except OverflowError:
+            total = math.inf
+        if not math.isfinite(total):
+            raise SpecError(f"{self.name}: its weights come to more bytes than a float holds: "
+                            f"its sizes (layers, hidden, routed_experts, expert_ffn, dense_ffn, "
+                            f"vocab, attention) or bytes per weight are too large")
 
     def math_format(self, part):
         """The math format (a key of ``fabric.MATH_FORMATS``) the GEMMs of ``part`` run in
@@ -1142,5 +1151,5 @@ def _build(cls, values, where):
         raise SpecError(f"{where}: missing keys {missing}")
     try:
         return cls(**values)
-    except TypeError as e:
+    except (TypeError, SpecError) as e:     # a bad value: the file names where it is
         raise SpecError(f"{where}: {e}") from e

@@ -248,11 +248,12 @@ from fabric._units import (
     check_count,
     flag_of,
     is_bool,
+    is_finite,
     is_int,
     is_numeral,
-    is_real,
     items_of,
     name_list,
+    show_value,
 )
 
 from ._collectives import (
@@ -275,6 +276,11 @@ _MAX_ELEMENT_BYTES = 16
 def parse_routing(routing):
     """Normalise a routing name: ``("uniform", None)``, ``("node-limited", M)``, ``("balanced", None)``.
 
+    ``routing`` is a name (``"node-limited:4"``), a node count M (``3``: node-limited), a
+    pair ``(name, M or None)`` or ``{"max_nodes": M}``. STYLE's rule: another kind (a float,
+    None, a bool, a list), or an M of another kind, is a TypeError; a name, key or M that
+    is not one (``"zipf"``, M = 0) a SpecError.
+
     >>> parse_routing("node-limited:4")
     ('node-limited', 4)
     >>> parse_routing("node-limited")          # DeepSeek-V3: at most 4 nodes per token
@@ -285,17 +291,31 @@ def parse_routing(routing):
     Traceback (most recent call last):
     ...
     fabric.SpecError: routing must be 'uniform', 'balanced' or 'node-limited[:M]', got 'zipf'
+    >>> parse_routing(2.5)
+    Traceback (most recent call last):
+    ...
+    TypeError: routing must be a name such as 'node-limited:4', a node count, a pair (name, M) or {'max_nodes': M}, got 2.5 (a float)
     """
-    if isinstance(routing, dict) and len(routing) == 1:
+    rule = "an integer >= 1 (nodes a token reaches under node-limited routing)"
+    if isinstance(routing, dict):
+        if len(routing) != 1 or str(next(iter(routing))).replace("_", "-") not in (
+                "nodes", "max-nodes", "node-limited"):
+            raise SpecError(f"a routing given as a dict is {{'max_nodes': M}}, got {routing!r}")
         (key, val), = routing.items()
-        if str(key).replace("_", "-") in ("nodes", "max-nodes", "node-limited"):
-            routing = ("node-limited", val)
-    if is_int(routing):
-        routing = ("node-limited", routing)               # at most this many nodes per token
-    if isinstance(routing, tuple) and len(routing) == 2:
+        routing = ("node-limited", check_count(val, str(key), 1, rule))
+    elif is_int(routing):
+        routing = ("node-limited", check_count(routing, "routing", 1, rule))
+    elif isinstance(routing, tuple):
+        if len(routing) != 2:
+            raise SpecError(f"a routing given as a pair is (name, M or None), got {routing!r}")
+        if routing[1] is not None:
+            routing = (routing[0], check_count(routing[1], "routing[1]", 1, rule))
+    if isinstance(routing, tuple):
         routing = routing[0] if routing[1] is None else f"{routing[0]}:{routing[1]}"
     if not isinstance(routing, str):
-        raise SpecError(f"routing must be a string, got {routing!r}")
+        raise TypeError("routing must be a name such as 'node-limited:4', a node count, a pair "
+                        f"(name, M) or {{'max_nodes': M}}, got {show_value(routing)} "
+                        f"(a {type(routing).__name__})")
     text = routing.strip().lower().replace("_", "-").replace("=", ":")
     name, _, arg = text.partition(":")
     if name in ("uniform", "balanced") and not arg:
@@ -954,7 +974,7 @@ class MoEExchange:
 # -- the model ----------------------------------------------------------------------------
 
 def _token_bytes(value, hidden, name):
-    if not is_real(value) or not (math.isfinite(value) and value > 0):
+    if not (is_finite(value) and value > 0):
         raise SpecError(f"{name} must be a number of bytes > 0, got {name}={value!r}")
     return float(value) * hidden if value <= _MAX_ELEMENT_BYTES else float(value)
 
@@ -1402,7 +1422,7 @@ def check_background(nic_background):
     ...
     fabric.SpecError: nic_background must be bytes/s >= 0, got True
     """
-    if not (is_real(nic_background) and math.isfinite(nic_background) and nic_background >= 0):
+    if not (is_finite(nic_background) and nic_background >= 0):
         raise SpecError(f"nic_background must be bytes/s >= 0, got {nic_background!r}")
     return float(nic_background)
 
@@ -1722,7 +1742,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         import analysis  # the decode model's Parameter, through the package
         gap = analysis.GRAPH_KERNEL_OVERHEAD.value
         params = params + (analysis.GRAPH_KERNEL_OVERHEAD,)
-    elif not is_real(kernel_gap) or not (math.isfinite(kernel_gap) and kernel_gap >= 0):
+    elif not (is_finite(kernel_gap) and kernel_gap >= 0):
         raise SpecError(f"kernel_gap must be seconds >= 0, got {kernel_gap!r}")
     else:
         gap = float(kernel_gap)

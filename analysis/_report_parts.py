@@ -12,7 +12,7 @@ import math
 import re
 
 from fabric import format_bandwidth, format_size, format_time
-from fabric._units import SHOWN_SIGNIFICANT, is_real
+from fabric._units import SHOWN_SIGNIFICANT, is_float, is_real
 
 __all__ = []
 
@@ -163,13 +163,17 @@ def shown_parts(parts):
 
 
 def fmt_float(digits=3):
-    """A float to ``digits`` significant digits with its trailing zeros, so a column shows
-    one precision (92.0 beside 91.2, 1.0 beside 0.73); anything else as ``str``.
+    """A float (numpy's too: :func:`fabric._units.is_float`) to ``digits`` significant digits
+    with its trailing zeros, so a column shows one precision (92.0 beside 91.2, 1.0 beside
+    0.73); anything else as ``str``.
 
     >>> [fmt_float(3)(v) for v in (91.2, 92.0, 2.0, 0.18, 5.54)], fmt_float(2)(1.0), fmt_float()(7)
     (['91.2', '92.0', '2.00', '0.180', '5.54'], '1.0', '7')
+    >>> import numpy as np
+    >>> fmt_float(3)(np.float32(0.18))
+    '0.180'
     """
-    return lambda v: f"{v:#.{digits}g}".rstrip(".") if isinstance(v, float) else str(v)
+    return lambda v: f"{float(v):#.{digits}g}".rstrip(".") if is_float(v) else str(v)
 
 
 def fmt_value(value, unit):
@@ -186,7 +190,7 @@ def fmt_value(value, unit):
         return f"{value / 1e12:.4g} T{unit}"
     if unit == "USD" and abs(value) >= 100:
         return f"{'-' if value < 0 else ''}${abs(value):,.0f}"
-    text = _plain(value) if isinstance(value, float) else str(value)
+    text = _plain(float(value)) if is_float(value) else str(value)
     # every other unit said after the value (W, m, USD/(Gb/s), Gb/s...): a bare number
     # in the assumptions table was ambiguous
     return f"{text} {unit}" if unit and unit not in ("", "1", "count") else text

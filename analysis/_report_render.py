@@ -10,7 +10,7 @@ import io
 import re
 from pathlib import Path
 
-from fabric._units import is_real
+from fabric._units import is_float, is_real
 
 from ._report_parts import slug
 from ._style import FIGURE_FORMATS, paper_style, save_figure
@@ -348,8 +348,8 @@ def csv_text(table):
     w.writerow(keys)
     for row in rows:
         # repr of a float round-trips exactly; float() first, since numpy 2's repr of its
-        # scalars is "np.float64(...)"
-        w.writerow([repr(float(v)) if isinstance(v, float) else v
+        # scalars is "np.float64(...)" (and an np.float32 is the float it converts to)
+        w.writerow([repr(float(v)) if is_float(v) else v
                     for v in (row.get(k, "") for k in keys)])
     return buf.getvalue()
 

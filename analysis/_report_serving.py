@@ -13,6 +13,8 @@ needs.
 
 import functools
 
+from fabric._units import is_float
+
 from ._report_parts import (
     SEED_FUSION,
     SEED_MS_PER_TOKEN,
@@ -206,7 +208,7 @@ def _fmt_opt(digits):
     def fmt(v):
         if v is None:
             return "-"
-        return f"{v:,.0f}" if isinstance(v, float) and abs(v) >= 10 ** digits else f(v)
+        return f"{float(v):,.0f}" if is_float(v) and abs(v) >= 10 ** digits else f(v)
     return fmt
 
 

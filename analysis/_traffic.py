@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from fabric import NodeError, SpecError
-from fabric._units import check_count, is_bool, is_int, is_real
+from fabric._units import check_count, is_bool, is_finite, is_int, is_real
 
 __all__ = ["TRAFFIC", "LinkLoads", "TrafficMatrix", "link_loads",
            "traffic"]
@@ -224,8 +224,9 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
         hot = given.astype(np.int64)
         if hot.size == 0 or (hot < 0).any() or (hot >= n).any():
             raise NodeError(f"hot ranks must lie in 0..{n - 1}, got {hot.tolist()}")
-        if not 0 <= fraction <= 1:
-            raise SpecError(f"fraction must be in [0, 1], got {fraction!r}")
+        if not (is_real(fraction) and 0 <= fraction <= 1):    # True is no fraction
+            raise SpecError(f"fraction must be a number in [0, 1], got {fraction!r:.60}")
+        fraction = float(fraction)      # a numpy float32 computes as the number it is
         M[:] = nbytes * (1 - fraction) / (n - 1)
         for i in range(n):
             targets = hot[hot != i]
@@ -245,8 +246,9 @@ def _moe(n, nbytes, seed, experts, top_k, tokens, skew, placement):
         check_count(value, what, 1)
     if top_k > E:
         raise SpecError(f"top_k={top_k} must not exceed experts={E}")
-    if not np.isfinite(skew) or skew < 0:
-        raise SpecError(f"skew must be >= 0, got {skew!r}")
+    if not (is_finite(skew) and skew >= 0):
+        raise SpecError(f"skew must be a finite number >= 0, got {skew!r:.60}")
+    skew = float(skew)
     if placement == "round-robin":
         home = np.arange(E) % n
     elif placement == "blocked":

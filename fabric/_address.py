@@ -53,6 +53,7 @@ from ._units import (
     format_address,
     format_size,
     is_bool,
+    is_float,
     is_int,
     parse_address,
     sequence_of,
@@ -165,6 +166,27 @@ def align_up(x, a):
     return -(-x // a) * a
 
 
+def integer_array(values, what):
+    """``np.asarray(values)``, refusing a sequence that holds a bool among its ints with a
+    TypeError naming its position: numpy reads ``[0, True]`` as the ints ``[0, 1]``, so a
+    flag would be taken as rank, offset or address 1 (an ndarray's dtype says it all).
+
+    >>> integer_array([0, True], "rank")
+    Traceback (most recent call last):
+    ...
+    TypeError: rank[1] must be an integer, got rank[1]=True (a bool)
+    """
+    a = np.asarray(values)
+    if a.dtype.kind in "iu" and a.ndim and a.size and not isinstance(values, np.ndarray):
+        given = np.asarray(values, dtype=object)           # the elements as they were given
+        flags = np.frompyfunc(is_bool, 1, 1)(given).astype(bool)
+        if flags.any():
+            at = tuple(int(i) for i in np.argwhere(flags)[0])
+            name = what + "".join(f"[{i}]" for i in at)
+            raise TypeError(f"{name} must be an integer, got {name}={given[at]!r} (a bool)")
+    return a
+
+
 def whole_numbers(values, what, rule="integers >= 0", *, high=None, exc=AddressMapError):
     """An int, or an integer numpy array, each ``>= 0`` and ``< high`` (when given).
 
@@ -185,10 +207,11 @@ def whole_numbers(values, what, rule="integers >= 0", *, high=None, exc=AddressM
     ...
     fabric.AddressMapError: interleave position must be integers in 0..7, got interleave position=9
     """
-    if is_int(values) or is_bool(values) or isinstance(values, (float, str)) or values is None:
+    if is_int(values) or is_bool(values) or is_float(values) or isinstance(values, str) \
+            or values is None:
         return check_count(values, what, 0, rule.replace("integers", "an integer"), below=high,
                            error=exc)
-    a = np.asarray(values)
+    a = integer_array(values, what)
     if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
         raise TypeError(f"{what} must be {rule}, got an array of dtype {a.dtype}")
     if a.size:
@@ -249,7 +272,8 @@ def check_interleave(ways, granularity):
     """Raise :class:`AddressMapError` unless ``ways`` and ``granularity`` follow the CXL rules.
 
     ``ways`` in {1, 2, 4, 8, 16, 3, 6, 12}; ``granularity`` a power of two from
-    256 B to 16 KiB (docs/sources.md s.3).
+    256 B to 16 KiB (docs/sources.md s.3). Either of the wrong kind (a float, a bool, None)
+    is a TypeError (STYLE's rule, as :func:`fabric._units.check_count`).
 
     >>> check_interleave(3, 4096)
     >>> check_interleave(5, 4096)
@@ -257,12 +281,16 @@ def check_interleave(ways, granularity):
     ...
     fabric.AddressMapError: interleave ways must be one of (1, 2, 4, 8, 16, 3, 6, 12), got ways=5
     """
-    if not is_int(ways) or ways not in INTERLEAVE_WAYS:
-        raise AddressMapError(f"interleave ways must be one of {INTERLEAVE_WAYS}, got "
-                              f"ways={show_value(ways)}")
-    if not is_int(granularity) or granularity not in INTERLEAVE_GRANULARITIES:
-        raise AddressMapError("interleave granularity must be a power of two from 256 B to "
-                              f"16 KiB, got granularity={show_value(granularity)}")
+    for what, value, rule, allowed in (
+            ("ways", ways, f"one of {INTERLEAVE_WAYS}", INTERLEAVE_WAYS),
+            ("granularity", granularity, "a power of two from 256 B to 16 KiB",
+             INTERLEAVE_GRANULARITIES)):
+        if not is_int(value):
+            raise TypeError(f"interleave {what} must be {rule}, got {what}={show_value(value)} "
+                            f"(a {type(value).__name__})")
+        if value not in allowed:
+            raise AddressMapError(f"interleave {what} must be {rule}, got "
+                                  f"{what}={show_value(value)}")
 
 
 def interleave_target(offset, ways, granularity):
@@ -275,11 +303,11 @@ def interleave_target(offset, ways, granularity):
     Raises
     ------
     TypeError
-        If ``offset`` is not an integer or integer array (a bool, a float, a float array).
+        If ``offset`` is not an integer or integer array (a bool, a float, a float array), or
+        ``ways`` or ``granularity`` not an integer.
     AddressMapError
         Unless ``offset`` is in ``[0, 2**62)`` and ``ways`` and ``granularity`` follow
-        :func:`check_interleave` (a choice from a set: any other value, of any kind, is an
-        AddressMapError, as :func:`fabric.check` reports it of a plan).
+        :func:`check_interleave`.
 
     >>> interleave_target(5 * 256 + 7, 4, 256)
     (1, 263)
@@ -530,7 +558,7 @@ def as_address_array(addresses, width, exc, what="address"):
     """``addresses`` as an int64 array of addresses in ``[0, 2**width)``: a TypeError unless
     its dtype is an integer one (an empty array of any dtype is no address), an ``exc``
     naming the first address out of range (STYLE's rule, as :func:`validate_address`)."""
-    a = np.asarray(addresses)
+    a = integer_array(addresses, what)
     if a.dtype == object or not (np.issubdtype(a.dtype, np.integer) or a.size == 0):
         raise TypeError(f"{what}es must be an integer array, got dtype {a.dtype}")
     if a.size == 0:

@@ -98,12 +98,11 @@ Examples
 400
 """
 
-import math
 from dataclasses import dataclass
 
 from ._errors import SpecError
 from ._params import Parameter
-from ._units import GB, TB, GiB, check_count, is_real, items_of
+from ._units import GB, TB, GiB, check_count, is_finite, items_of
 
 __all__ = ["CHIPS", "GENERATIONS", "MATH_FORMATS", "ChipSpec", "chip_spec"]
 
@@ -176,7 +175,7 @@ class ChipSpec:
         for field, unit in (("hbm_bandwidth", "B/s"), ("peak_flops", "FLOP/s"),
                             ("reduce_rate", "B/s")):
             v = getattr(self, field)
-            if not (is_real(v) and math.isfinite(v) and v > 0):
+            if not (is_finite(v) and v > 0):
                 raise SpecError(f"chip {self.name!r}: {field} must be a positive finite {unit}, "
                                 f"got {v!r}")
             object.__setattr__(self, field, float(v))
@@ -192,7 +191,7 @@ class ChipSpec:
             if fmt not in MATH_FORMATS:
                 raise SpecError(f"chip {self.name!r}: tensor_flops format must be one of "
                                 f"{MATH_FORMATS}, got {fmt!r}")
-            if not (is_real(v) and math.isfinite(v) and v > 0):
+            if not (is_finite(v) and v > 0):
                 raise SpecError(f"chip {self.name!r}: tensor_flops[{fmt!r}] must be a "
                                 f"positive finite FLOP/s, got {v!r}")
             flops[fmt] = float(v)       # a numpy float or a Fraction: the float it equals

@@ -216,7 +216,7 @@ from ._errors import SpecError
 from ._params import Parameter
 from ._runtime import runtime
 from ._tech import link_tech
-from ._units import check_count, flag_of, is_bool, is_int, is_real, items_of
+from ._units import check_count, flag_of, is_bool, is_finite, is_int, is_real, items_of
 
 __all__ = ["EXCHANGE_BLOCK_RATE", "EXCHANGE_KERNELS", "EXCHANGE_LATENCY", "EXCHANGE_NIC_EFFICIENCY",
            "EXCHANGE_SYNC", "ExchangeKernel", "exchange_kernel", "peer_access_latency"]
@@ -1209,6 +1209,10 @@ class ExchangeKernel:
         ``0``, or the RC queue pairs a rank spreads its messages to one peer over (NVSHMEM
         3.2.5's ``NVSHMEM_IBGDA_NUM_RC_PER_PE``, default 2, by CTA). Needed by a ``"each"``
         phase of ``qp_signals``.
+    qp_chunk : int
+        Tokens a ``"each"`` message carries to its peer before its signal's atomic: 1 where
+        every token is its own put-with-signal (pplx), a kernel's chunk where a write of
+        several tokens is followed by one tail signal (DeepEP normal's RDMA chunk).
     sources : tuple of (field, source)
     """
 
@@ -1247,6 +1251,7 @@ class ExchangeKernel:
     sync_steps: tuple = ()
     qp_signals: tuple = ()
     qp_per_peer: int = 0
+    qp_chunk: int = 1
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
@@ -1264,7 +1269,7 @@ class ExchangeKernel:
             raise SpecError("pull_threads and pull_vector are both set (a pulling combine) or "
                              "both 0")
         v = self.staging_source_bytes
-        if not (is_real(v) and math.isfinite(v) and v >= 0):
+        if not (is_finite(v) and v >= 0):
             raise SpecError(f"staging_source_bytes must be bytes per element >= 0, got {v!r}")
         if (not isinstance(self.release_fence, tuple) or len(self.release_fence) != 2
                 or any(not is_bool(x) for x in self.release_fence)):
@@ -1341,6 +1346,7 @@ class ExchangeKernel:
             raise SpecError(f"qp_signals must be () or two of '', 'each', 'last' (dispatch, "
                              f"combine), got {v!r}")
         check_count(self.qp_per_peer, "qp_per_peer", 0, "an int >= 0")
+        check_count(self.qp_chunk, "qp_chunk", 1, "an int of tokens >= 1")
         if "each" in self.qp_signals and not self.qp_per_peer:
             raise SpecError("qp_signals 'each' needs qp_per_peer (the queue pairs a rank's "
                              "messages to one peer spread over)")
@@ -1525,9 +1531,10 @@ class ExchangeKernel:
     def qp_atomics(self, phase, messages):
         """RDMA atomics after writes on the phase's busiest queue pair to a rank across the
         network, ``messages`` the phase's expected messages to one such rank (``0``: none
-        crosses the network): ``ceil(messages / qp_per_peer)`` where each message's write is
-        followed by its atomic (``"each"``), one where each queue pair's writes end in one
-        (``"last"``), none otherwise (see :attr:`qp_signals`).
+        crosses the network): ``ceil(messages / (qp_chunk x qp_per_peer))`` where each
+        message's write (``qp_chunk`` tokens) is followed by its atomic (``"each"``), one
+        where each queue pair's writes end in one (``"last"``), none otherwise (see
+        :attr:`qp_signals`).
 
         >>> k = exchange_kernel("pplx")
         >>> k.qp_atomics(0, 128 * 8 / 16), k.qp_atomics(0, 8 / 16), k.qp_atomics(1, 0)
@@ -1537,14 +1544,14 @@ class ExchangeKernel:
         >>> exchange_kernel("one-sided").qp_atomics(0, 64.0)
         0
         """
-        if not is_real(messages) or not (math.isfinite(messages) and messages >= 0):
+        if not (is_finite(messages) and messages >= 0):
             raise SpecError(f"messages must be a number >= 0, got {messages!r}")
         mode = self.qp_signals[phase] if self.qp_signals else ""
         if not mode or messages == 0:
             return 0
         if mode == "last":
             return 1
-        return math.ceil(messages / self.qp_per_peer)
+        return math.ceil(messages / (self.qp_chunk * self.qp_per_peer))
 
     def count_walk(self, experts, k, tokens, domains):
         """``(remote, passes)`` of the slowest count warp (see ``count_grid``): of the experts
@@ -1880,6 +1887,9 @@ class ExchangeKernel:
         if self.qp_per_peer:
             out.append(Parameter(f"{self.name}.qp_per_peer", self.qp_per_peer, "",
                                  src.get("qp_per_peer", "")))
+        if self.qp_chunk != 1:
+            out.append(Parameter(f"{self.name}.qp_chunk", self.qp_chunk, "tokens",
+                                 src.get("qp_chunk", "")))
         if self.count_grid:
             out.append(Parameter(f"{self.name}.count_grid",
                                  "{} warps per block, at most {} blocks".format(*self.count_grid),

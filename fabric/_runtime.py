@@ -70,7 +70,7 @@ import re
 
 from ._errors import SpecError
 from ._params import Parameter
-from ._units import is_int, is_real
+from ._units import is_int, is_real, show_value
 
 __all__ = ["EXECUTION_FACTORS", "NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES",
            "PREDICTION_FIELDS", "PREDICTION_KERNEL_FILES", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "TORCH_SYMM_MEM", "VLLM_CUSTOM_ALLREDUCE", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "release_tag", "revision_holds", "runtime",
@@ -294,28 +294,41 @@ class Runtime:
 
 def _check_split(name, q):
     """A runtime's channel-split table (:attr:`Runtime.split`) holds the keys its rule reads, with
-    usable values; an empty table (runtimes that split nothing) passes.
+    usable values; an empty table (runtimes that split nothing) passes. STYLE's rule: a rule or
+    value of the wrong kind (np.True_ is no rule 1, 2.0 no rule 2, '512' no byte count) is a
+    TypeError; a key missing, a rule not 0, 1 or 2, or a value out of range a SpecError.
 
     >>> _check_split("x", {"rule": 7})
     Traceback (most recent call last):
     ...
     fabric.SpecError: runtime 'x': split rule must be 0, 1 or 2, got 7
+    >>> _check_split("x", {"rule": 2.0})
+    Traceback (most recent call last):
+    ...
+    TypeError: runtime 'x': split rule must be 0, 1 or 2, got 2.0 (a float)
     """
     if not q:
         return
-    rule = q.get("rule")
-    if not is_int(rule) or rule not in (0, 1, 2):     # np.True_ is no rule 1, 2.0 no rule 2
-        raise SpecError(f"runtime {name!r}: split rule must be 0, 1 or 2, got {rule!r}")
+    if "rule" not in q:
+        raise SpecError(f"runtime {name!r}: a split table needs its 'rule' (0, 1 or 2)")
+    rule = q["rule"]
+    if not is_int(rule) or rule not in (0, 1, 2):
+        kind = "" if is_int(rule) else f" (a {type(rule).__name__})"
+        raise (SpecError if is_int(rule) else TypeError)(
+            f"runtime {name!r}: split rule must be 0, 1 or 2, got {rule!r}{kind}")
     need = {1: [("byte_align", 1)] + [(("align", p), 1) for p in ("LL", "LL128", "Simple")],
             2: [("min_traffic", 1), ("cell", 0), ("ll_traffic", 1), ("task_floor", 0),
                 ("lo_ceil", 0), ("round16", 0)]}.get(rule, [])
     for key, least in need:
+        flag = key in ("task_floor", "lo_ceil", "round16")
         v = q.get(key)
-        if (not is_real(v) or not math.isfinite(v)
-                or v < least or (key in ("task_floor", "lo_ceil", "round16") and v not in (0, 1))):
-            raise SpecError(f"runtime {name!r}: split rule {rule} needs {key!r} "
-                            f"{'0 or 1' if key in ('task_floor', 'lo_ceil', 'round16') else f'>= {least}'}"
-                            f", got {v!r}")
+        if v is not None and is_real(v) and math.isfinite(v) and v >= least \
+                and (not flag or v in (0, 1)):
+            continue
+        kind = "" if v is None or is_real(v) else f" (a {type(v).__name__})"
+        raise (SpecError if not kind else TypeError)(
+            f"runtime {name!r}: split rule {rule} needs {key!r} "
+            f"{'0 or 1' if flag else f'>= {least}'}, got {v!r}{kind}")
 
 
 _P2P_UNITS = {"ll_threshold": "B", "chunk": "B", "net_bw_per_channel": "B/s",
@@ -1304,9 +1317,25 @@ NCCL_RELEASE_DATES = {
 }
 
 
+def _kind(value):
+    """``value``'s type with its article, for a TypeError: "an int", "a float"."""
+    kind = type(value).__name__
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+
+
 def _parse_date(text):
+    """``text``, an ISO date such as ``"2024-05-10"`` (or a :class:`datetime.date`), as a date:
+    a SpecError for text that is no ISO date, a TypeError for another kind (the number
+    20240919 was read as its digits)."""
+    if isinstance(text, datetime.datetime):
+        return text.date()
+    if isinstance(text, datetime.date):
+        return text
+    if not isinstance(text, str):
+        raise TypeError(f"date must be an ISO date as text, such as '2024-05-10', or a "
+                        f"datetime.date, got {show_value(text)} ({_kind(text)})")
     try:
-        return datetime.date.fromisoformat(str(text).strip())
+        return datetime.date.fromisoformat(text.strip())
     except ValueError:
         raise SpecError(f"date {text!r} is not an ISO date such as 2024-05-10") from None
 
@@ -1374,8 +1403,9 @@ _HISTORY_SOURCE = ("NVIDIA/nccl src/graph/tuning.cc and src/include/device.h rea
 
 
 def _parse_version(text):
-    if not isinstance(text, str):
-        raise SpecError(f"NCCL version must be a string of the form 2.21.5, got {text!r}")
+    if not isinstance(text, str):     # a wrong kind (STYLE): 2.28 is not read as "2.28"
+        raise TypeError(f"NCCL version must be a string of the form 2.21.5, got "
+                        f"{show_value(text)} ({_kind(text)})")
     return _parse_version_text(text)
 
 
@@ -1544,7 +1574,9 @@ def runtime(name, version=None, date=None):
     version that is no modelled tag is the tag it stands for (:func:`release_tag`:
     ``"nccl@2.28"`` is ``"nccl@2.28.3"``, constants, timing and kernels alike).
     ``runtime("nccl", date="2024-09-19")`` is the release :func:`nccl_release_on` gives for
-    that date (for a measurement whose source states no release).
+    that date (for a measurement whose source states no release). A name or a version that
+    is not text (``5``, ``True``, ``version=2.28``) is a TypeError; an unknown name or
+    release a SpecError.
 
     >>> runtime("nccl@2.20.5").hw_latency[("nvlink", "nvls", "Simple")]
     2.3e-05
@@ -1555,12 +1587,17 @@ def runtime(name, version=None, date=None):
     """
     if isinstance(name, Runtime):
         return name
+    # STYLE's rule: a name of the wrong kind is a TypeError (5 and True were "unknown
+    # runtime" SpecErrors); a version's kind is checked where it is read (_parse_version)
+    if not isinstance(name, str):
+        raise TypeError(f"runtime must be a name such as 'nccl', 'nccl@2.21.5' or 'ideal', or "
+                        f"a fabric.Runtime, got {show_value(name)} ({_kind(name)})")
     if date is not None:
-        if version is not None or (isinstance(name, str) and "@" in name):
+        if version is not None or "@" in name:
             raise SpecError("pass a release or a date, not both")
         version = nccl_release_on(date)
-    key = name.strip().lower() if isinstance(name, str) else name
-    if isinstance(key, str) and "@" in key:
+    key = name.strip().lower()
+    if "@" in key:
         key, at = key.split("@", 1)
         if version is not None:
             raise SpecError(f"runtime {name!r} names its version; do not pass version= too")
@@ -1568,7 +1605,7 @@ def runtime(name, version=None, date=None):
     if version is not None:
         if key != "nccl":
             raise SpecError(f"only the nccl runtime takes a version, not {name!r}")
-        return _nccl_version(str(version))
+        return _nccl_version(version)
     try:
         return RUNTIMES[key]
     except (KeyError, TypeError):

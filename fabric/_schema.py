@@ -39,10 +39,9 @@ Edge attributes
         ``"loadstore"``. Builders set it from the link technology.
 """
 
-import math
 
 from ._errors import GraphError
-from ._units import is_int, is_real
+from ._units import is_finite, is_int, is_real
 
 __all__ = ["CARRIES", "MAX_BANDWIDTH", "MAX_BYTES", "MAX_LATENCY", "MAX_LINKS", "MIN_BANDWIDTH", "NODE_KINDS",
            "validate_graph"]
@@ -73,7 +72,7 @@ MAX_LATENCY = 1.0
 
 
 def _positive_number(value):
-    return is_real(value) and math.isfinite(value) and value > 0
+    return is_finite(value) and value > 0
 
 
 def bandwidth_fault(value):

@@ -336,7 +336,7 @@ def parse_address(value):
             raise TypeError(f"address must be an integer, got {show_value(value)}") from None
         if address != value:
             raise ValueError(f"address must be a whole number, got {show_value(value)}")
-        if _binary_float(value) and not abs(value) < 2**53:
+        if is_float(value) and not abs(value) < 2**53:
             # 2.0**54 + 1 is 2.0**54: the float no longer says which address was meant
             raise ValueError(f"address {show_value(value)} is a float, exact only below 2**53; "
                              "give an int or a string such as '0x40_0000_0000_0001'")
@@ -345,11 +345,6 @@ def parse_address(value):
     return address
 
 
-def _binary_float(value):
-    """True for a Python or numpy binary float (which holds whole numbers exactly only
-    below 2**53), False for ints, Fractions and Decimals."""
-    return isinstance(value, float) or (type(value).__module__ == "numpy"
-                                        and "float" in type(value).__name__)
 
 
 #: Longest text of a value quoted in an error message; longer ones are abbreviated.
@@ -550,6 +545,23 @@ def is_real(x):
     return isinstance(x, numbers.Real) and not is_bool(x)
 
 
+def is_float(x):
+    """True for a binary float, Python's or numpy's (np.float16, np.float32, np.longdouble:
+    numpy's by its module's name, as :func:`is_int`), False for ints, bools, Fractions and
+    Decimals. A float holds whole numbers exactly only below 2**53, and a formatter writes
+    it with float digits: an np.float32 prints as the float it is, ``float(x)`` (exact), not
+    as numpy's shortest text of a float32 (:func:`is_real` for any real number).
+
+    >>> import numpy as np
+    >>> [is_float(x) for x in (2.5, np.float32(2.5), np.float64(1), 3, np.int64(3), True)]
+    [True, True, True, False, False, False]
+    """
+    if isinstance(x, float):
+        return True
+    return type(x).__module__ == "numpy" and isinstance(x, numbers.Real) \
+        and not isinstance(x, numbers.Integral)
+
+
 def _checked(value, name, what):
     """``value`` if it is a finite real number; else a TypeError or ValueError naming it
     and the helper ``name`` refusing it (a bool is not a quantity, nan has no digits)."""
@@ -567,6 +579,23 @@ def _checked(value, name, what):
     if not finite:
         raise ValueError(f"{name}: {float(value)!r} is not a finite number of {what}")
     return value
+
+
+def is_finite(x):
+    """True for a real number (:func:`is_real`) that a float holds as a finite number; False
+    for nan and +-inf, for an int too large for a float (``math.isfinite(10**400)`` raises
+    OverflowError: a check refuses it by name rather than crash), and for what :func:`is_real`
+    refuses (a bool, a string). The one finite-number test of the packages.
+
+    >>> [is_finite(x) for x in (3, 2.5, float("nan"), float("inf"), 10**400, True, "3")]
+    [True, True, False, False, False, False, False]
+    """
+    if not is_real(x):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:       # an int beyond a float's range
+        return False
 
 
 def _flag(all_digits, name):

@@ -309,19 +309,52 @@ def _h200_nodes(nodes):
     return topologies.build(f"rail:servers={nodes},gpus=8,links=18,nic=ib-ndr,chip=h200")
 
 
+#: DeepEP's normal kernels as issue #493 ran them (a84a248, 2025-04-16, before PR #130): NVSHMEM's
+#: IBRC transport, one CPU-proxy RC queue pair per peer carrying each RDMA chunk's write and its
+#: tail signal's atomic (session 32; the fields' sources below).
+_DEEPEP_A84A248 = dataclasses.replace(
+    exchange_kernel("deepep-normal"), name="deepep-normal@a84a248",
+    qp_signals=("each", "each"), qp_per_peer=1, qp_chunk=32,
+    sources=exchange_kernel("deepep-normal").sources + (
+        ("qp_signals", (
+            "deepseek-ai/DeepEP a84a248 csrc/kernels/internode.cu: the dispatch's RDMA sender "
+            "coordinator (l.713-729) and the combine's (l.1561-1574) put each chunk of at most "
+            "num_max_rdma_chunked_send_tokens tokens with nvshmemx_int8_put_nbi_warp, then "
+            "nvshmem_fence, then nvshmemx_signal_op(tail, n, NVSHMEM_SIGNAL_ADD); the normal "
+            "kernels run NVSHMEM's IBRC transport at this commit (deep_ep/buffer.py sets "
+            "NVSHMEM_IB_ENABLE_IBGDA only in low-latency mode; PR #130, 5ab80c2, moved them to "
+            "IBGDA), where NVSHMEM 3.2.5 (valgur/NVSHMEM-archive 6d8ab15 src/modules/transport/"
+            "ibrc/ibrc.cpp) posts the put as one RDMA write (nvshmemt_ibrc_rma) and a 64-bit "
+            "SIGNAL_ADD as a native IBV_WR_ATOMIC_FETCH_AND_ADD (nvshmemt_ibrc_amo, "
+            "use_ib_native_atomics 1 by default, ahead of the GDRCopy path), and the fence is "
+            "none (host_ops.fence NULL): each chunk is a write followed by its atomic")),
+        ("qp_per_peer", (
+            "NVSHMEM 3.2.5 ibrc.cpp nvshmemt_ibrc_rma / nvshmemt_ibrc_amo: a proxy-issued "
+            "operation to PE pe uses ep[ep_count x pe + proxy_ep_idx], one RC queue pair per peer "
+            "for every proxied put and atomic (5ab80c2's message: 'a single QP ... between two "
+            "GPUs')")),
+        ("qp_chunk", (
+            "deepseek-ai/DeepEP a84a248 tests/test_internode.py l.175-185 and 203-214: the rows are "
+            "the best of a sweep of RDMA chunks 4-32 (combine 8-32); under the queue-pair rule "
+            "fewer atomics are faster, so the model's best is the sweep's largest chunk, 32 "
+            "tokens")),
+    ))
+
+
 def _i493(phase, dispatch_bytes):
     """DeepEP issue #493's 2-node run on H200, expressed as the check set's EP16 normal rows
     (test_internode.py: 4096 tokens, top-2 groups of 2 nodes, top-8; the RDMA-counted metric,
-    own node included); ``dispatch_bytes`` per hidden element (FP8 + scales, or BF16)."""
+    own node included); ``dispatch_bytes`` per hidden element (FP8 + scales, or BF16). The
+    kernel as a84a248 ran it: IBRC, one queue pair per peer (:data:`_DEEPEP_A84A248`)."""
     def case(row):
-        r = moe_exchange(_h200_nodes(2), "deepseek-v3", 4096, 16, kernel="deepep-normal",
+        r = moe_exchange(_h200_nodes(2), "deepseek-v3", 4096, 16, kernel=_DEEPEP_A84A248,
                          dispatch_bytes=dispatch_bytes, combine_bytes=2,
                          routing="node-limited:2")
         t = r.dispatch if phase == "dispatch" else r.combine
         ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
         per_token = 7168 * dispatch_bytes if phase == "dispatch" else BF16_TOKEN
         return (r.copies_node * per_token / t / 1e9,
-                f"deepep-normal, 2 node(s) of H200, node-limited:2; {parts(ph)}")
+                f"deepep-normal@a84a248 (IBRC), 2 node(s) of H200, node-limited:2; {parts(ph)}")
     return case
 
 
@@ -404,7 +437,14 @@ LEFT_OUT = {
     "pplx-kernels README IBRC dispatch/combine (1 and 128 tokens, EP16-128)": (
         "NVSHMEM's IBRC transport posts RDMA through a CPU proxy thread; the model has only "
         "GPU-initiated network exchanges (EXCHANGE_SYNC, EXCHANGE_NIC_EFFICIENCY are "
-        "GPU-driven figures) and no proxy cost: not expressible honestly"),
+        "GPU-driven figures) and no proxy cost: not expressible honestly. Session 32: what IBRC "
+        "does to a queue pair is priced (one proxy RC queue pair per peer, each put a write and "
+        "each 64-bit SIGNAL_ADD a native fetch-add on it: the deepep-i493 rows, ~250 proxied "
+        "operations a rank per phase), but not the proxy thread's own time per operation (none "
+        "published, docs/sources.md s.7), and pplx puts every (token, expert) message and its "
+        "signal through that one thread, the NVLink peers' signals too (the job is not "
+        "load/store-connected): ~1,700-2,200 operations a rank per phase at 128 tokens, whose "
+        "proxy time the rows would set"),
     "pplx-kernels README Torch AtA / NVSHMEM AtA rows": (
         "dense all-to-alls (torch all_to_all_single = NCCL; nvshmemx_alltoallmem_on_stream) of "
         "world x local experts x tokens x 7392 B, not the pplx kernel: collective rows, the "
@@ -561,10 +601,24 @@ _PPLX_IBGDA = (
     "0's sync signal: 15.1 us since session 17's recount of the post in NVSHMEM's SASS; "
     "and a peer round trip per copy to an NVLink peer, whose fence precedes its post: "
     "1.0-4.5 us); since review S17-R1 these chains between a block's copies (and the count "
-    "warp's) are a floor of the transfer, not added to it")
+    "warp's) are a floor of the transfer, not added to it. Session 32: the busiest queue "
+    "pair's own writes add to its round trips (they wait behind each held atomic: +5.0 us "
+    "dispatch, +9.8 us combine at EP16); the same README table's Torch AtA rows put 37.7-45.7 "
+    "GB/s a GPU across these nodes (one 400G NIC a GPU), and at EP32-128 both phases sit at "
+    "~2x the model's network time (~23.5 GB/s of remote bytes a GPU) where the same runs' "
+    "IBGDA NVSHMEM AtA (1.9-15 MB puts) reached 30.6-36.7: a per-message cost of these "
+    "7.4-14 KB put-with-signals with no sourced figure")
 _I493 = (
     "DeepEP V1 normal at 2 nodes on H200 (DeepEP issue #493; added at the lead's request after the "
-    "model's value was seen): the model is NIC-bound here (the NIC carries the other node's half "
+    "model's value was seen). Session 32: priced as a84a248 ran it, NVSHMEM's IBRC transport with "
+    "one proxy queue pair per peer carrying each RDMA chunk's write and its tail signal's atomic "
+    "(_DEEPEP_A84A248): under the adaptive-routing assumption 128 atomics (32-token chunks) wait "
+    "a round trip each and the writes behind them wait, 0.69 ms beside the queue pair's own "
+    "0.64 ms (FP8) / 1.25 ms (BF16) of writes: 44.6 / 59.8 GB/s RDMA-counted, the FP8 dispatch "
+    "within 25% of 38.19, the BF16 dispatch (40.89) and the combine (44.37) not; the tail "
+    "signals' companions (the receivers' head updates, atomics after their own writes on the "
+    "reverse queue pair) and the proxy thread's own time are not priced (no source). Before "
+    "session 32 the model was NIC-bound here (the NIC carries the other node's half "
     "of the RDMA-counted (token, node) pairs, own node included as DeepEP counts them) at ~91-93 GB/s; "
     "the run reaches 38-44, the same as H800's 43 (check rows deepep-v1-ep16-normal-*) with 2.25x "
     "the NVLinks, so neither the NVLink fan-out (the model's H800 bound) nor the NIC line rate "
@@ -647,14 +701,16 @@ _AIC_WIDE = ("NVIDIA's collector data grow with EP where the model barely does: 
              "combine takes 27.6 / 28.0 / 36.8 us at EP 8 / 16 / 32 (model 22.0 / 22.3 / 22.3), "
              "at 128 tokens 37.4 / 40.8 / 47.8 (model 24.7 / 26.0 / 26.6), the dispatch 19.0 / "
              "19.3 / 21.2 and 22.0 / 23.6 / 25.6 (model 13.1 / 13.1 / 13.1 and 17.4 / 17.8 / "
-             "18.0); at 2048 tokens all four rows are within 25%. The model's width terms are the "
-             "barriers' per-peer passes (one warp, ceil(ep / 32) passes) and the busiest link; no "
+             "18.0); at 2048 tokens all four rows are within 25%. The model's growth is all in its "
+             "scale-up transfer (the busiest link's bytes); its fixed part is the same at EP 8-32 "
+             "(the barrier's per-peer loop is one warp pass up to 32 peers, ceil(ep / 32)); no "
              "term of the size of the combine's 9-10 us EP8 -> EP32 growth at 16-128 tokens (the "
              "dispatch's 2-4 us) is located (the trays crossed grow 2 -> 8; _AIC_TRAY's cross-tray "
              "round trip is unpublished)")
 KNOWN_MISSES = {
-    **{f"deepep-i493-h200-ep16-normal-{tag}": _I493
-       for tag in ("dispatch", "dispatch-bf16", "combine")},
+    # deepep-i493-h200-ep16-normal-dispatch left in session 32 (138.7% -> 16.8%: a84a248's IBRC
+    # path, one queue pair per peer, each RDMA chunk's write and its tail atomic)
+    **{f"deepep-i493-h200-ep16-normal-{tag}": _I493 for tag in ("dispatch-bf16", "combine")},
     **{f"ncclep-h100-ep8-ll-{ph}": _NCCLEP for ph in ("dispatch", "combine")},
     **{f"pplx-h100-ep{ep}-bs1-{'nvlink' if ep == 8 else 'ibgda'}-{ph}": _PPLX_SMALL
        for ep in (8, 16, 32, 64, 128) for ph in ("dispatch", "combine")},
@@ -672,7 +728,14 @@ KNOWN_MISSES = {
     **{f"trtllm-ep{ep}-bs{bs}-{ph}": _FLOOR
        for ep in (16, 32, 64) for bs in (1, 16) for ph in ("dispatch", "combine")
        if (ep, bs, ph) not in ((16, 16, "dispatch"), (32, 16, "dispatch"), (16, 1, "dispatch"),
-                               (32, 1, "dispatch"), (64, 16, "dispatch"))},
+                               (32, 1, "dispatch"), (64, 16, "dispatch"),
+                               (64, 1, "dispatch"))},
+    "trtllm-ep64-bs1-dispatch": (
+        _FLOOR + ". Session 32: blog18's EP64 dispatch is not monotone in the batch, 27.8 / 24.8 / "
+        "29.1 / 20.4 / 20.6 us at 1 / 2 / 4 / 8 / 16 tokens (the model 17.4 / 17.7 / 17.7 / 17.7 / "
+        "18.2; EP 8-32 stay at 17.6-19.8 us over 1-16 tokens): the 1-4 token excess falls by "
+        "8.7 us from 4 to 8 tokens, which no per-token or per-peer step of the kernel does; at 8 "
+        "tokens the same table sits 15% above the model"),
     # trtllm-ep64-bs128-dispatch left in session 22 (26.2% -> 24.97%: the dispatch's slot claims
     # and payload sizes, counted from the compiled kernel)
     **{f"trtllm-ep{ep}-bs128-{ph}": _FLOOR

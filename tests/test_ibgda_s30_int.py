@@ -76,7 +76,7 @@ _SITES = {
                              "sources must be an int"),
     "walk_wraps": (lambda v: _PPLX.walk_wraps(256, v), "ep must be an int"),
     "walk_sectors": (lambda v: _PPLX.walk_sectors(v), "walk_slots must be an int"),
-    "parse_routing": (lambda v: M.parse_routing(v), "routing must be a string"),
+    "parse_routing": (lambda v: M.parse_routing(v), "routing must be a name"),
     "expected_max": (lambda v: M.expected_max([0.5, 0.5], v), "n must be an int"),
     "busiest tokens": (lambda v: M.busiest_token(256, 8, 16, 1, "uniform", v),
                        "tokens must be an int"),
@@ -99,7 +99,8 @@ def test_a_registered_integral_is_refused_by_name(site):
 #: TypeError there (lead's session 31 rule), a SpecError/ValueError at the others (as before)
 _CHECK_COUNT = {"busiest k", "phase", "lane_passes", "walk_wraps", "walk_sectors",
                 "rank_counts", "receive_walk tokens", "receive_walk sources", "expected_max",
-                "busiest tokens", "busiest sources", "held sources", "held positions"}
+                "busiest tokens", "busiest sources", "held sources", "held positions",
+                "parse_routing"}
 
 
 def _wrong_kind(site):

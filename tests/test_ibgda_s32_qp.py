@@ -7,17 +7,20 @@ after an atomic wait behind it. Where every message is a write followed by its s
 (``qp_signals`` ``"each"``: NVSHMEM's put-with-signal) the busiest queue pair's chain is its
 writes' wire time at the NIC's achieved rate plus one round trip per atomic; session 25 had the
 round trips alone. With one atomic after all of a queue pair's writes (``"last"``) the network's
-time plus one round trip bounds the chain already.
+time plus one round trip bounds the chain already. ``qp_chunk``: the tokens one such write carries
+before its atomic (DeepEP normal's RDMA chunk; the held-out deepep-i493 rows run a84a248's IBRC
+path, one proxy queue pair per peer: tests/fidelity_heldout_moe._DEEPEP_A84A248).
 """
 
 import dataclasses
 import functools
+import math
 
 import pytest
 
 import topologies
 from analysis import moe_exchange
-from fabric import EXCHANGE_SYNC, exchange_kernel
+from fabric import EXCHANGE_SYNC, SpecError, exchange_kernel
 
 _KW = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2, "routing": "uniform"}
 _TRIP = 2 * EXCHANGE_SYNC["network"].value
@@ -50,3 +53,35 @@ def test_one_atomic_after_a_queue_pairs_writes_keeps_the_network_floor():
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="deepep-low-latency", **_KW)
     for ph in (r.dispatch_phase, r.combine_phase):
         assert ph.queue_pair == pytest.approx(ph.network + _TRIP, rel=1e-12)
+
+
+@pytest.mark.parametrize("chunk", [1, 8, 32])
+def test_a_chunk_of_tokens_is_one_write_and_one_atomic(chunk):
+    """DeepEP's normal kernels at a84a248 over IBRC: each RDMA chunk is one write and one tail
+    atomic on the one proxy queue pair to the rail peer (at 2 nodes a rank's whole network
+    traffic), so the chain is all its bytes plus one round trip per chunk."""
+    k = dataclasses.replace(exchange_kernel("deepep-normal"), name=f"deepep-normal-{chunk}",
+                            qp_signals=("each", "each"), qp_per_peer=1, qp_chunk=chunk)
+    r = moe_exchange(_h100(2), "deepseek-v3", 512, 16, kernel=k, dispatch_bytes=1 + 4 / 128,
+                     combine_bytes=2, routing="node-limited:2")
+    for ph, nbytes in ((r.dispatch_phase, r.dispatch_bytes), (r.combine_phase, r.combine_bytes)):
+        n = math.ceil(ph.nic_bytes / nbytes / chunk)
+        assert ph.queue_pair == pytest.approx(
+            max(ph.network + _TRIP, ph.nic_bytes / _RATE + n * _TRIP), rel=1e-12)
+        assert ph.bottleneck == "queue pair"
+    plain = moe_exchange(_h100(2), "deepseek-v3", 512, 16, kernel="deepep-normal",
+                         dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="node-limited:2")
+    assert plain.dispatch_phase.queue_pair == 0.0 and plain.dispatch < r.dispatch
+    # a chunk other than one token is a Parameter of the kernel
+    assert (f"{k.name}.qp_chunk" in {p.name for p in k.parameters()}) == (chunk != 1)
+
+
+def test_qp_chunk_is_a_count_of_tokens():
+    k = exchange_kernel("pplx")
+    assert k.qp_chunk == 1 and k.qp_atomics(0, 64.0) == 32
+    assert dataclasses.replace(k, name="x", qp_chunk=8).qp_atomics(0, 64.0) == 4
+    with pytest.raises(SpecError, match=r"qp_chunk must be an int of tokens >= 1, got qp_chunk=0"):
+        dataclasses.replace(k, name="x", qp_chunk=0)
+    for bad in (2.5, True, "8"):
+        with pytest.raises(TypeError, match="qp_chunk must be an int of tokens >= 1"):
+            dataclasses.replace(k, name="x", qp_chunk=bad)

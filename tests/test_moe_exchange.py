@@ -119,9 +119,23 @@ def test_balanced_routing():
     assert expert_reach(256, 8, 4, 1, "balanced") == (1.0, 1.0)
 
 
-@pytest.mark.parametrize("bad", ["zipf", "node-limited:0", "uniform:3", 0, True, {"a": 1}])
+@pytest.mark.parametrize("bad", ["zipf", "node-limited:0", "uniform:3", 0, {"a": 1},
+                                 ("node-limited", 0), {"max_nodes": 0}, ("a", "b", "c")])
 def test_bad_routing(bad):
-    with pytest.raises(SpecError, match="routing"):
+    with pytest.raises(SpecError, match="routing|max_nodes"):
+        parse_routing(bad)
+
+
+@pytest.mark.parametrize("bad, match", [
+    (True, r"routing must be a name .* got True \(a bool\)"), (2.5, r"got 2\.5 \(a float\)"),
+    (None, r"got None \(a NoneType\)"), ([2], r"got \[2\] \(a list\)"),
+    (("node-limited", 2.5), r"routing\[1\] must be an integer >= 1"),
+    (("node-limited", "3"), r"routing\[1\]='3' \(a str\)"),
+    ({"max_nodes": 2.5}, r"max_nodes must be an integer >= 1 .* got max_nodes=2\.5")])
+def test_routing_of_the_wrong_kind_is_a_type_error(bad, match):
+    # STYLE's rule (session 32): was a SpecError ('routing must be a string') or, for a
+    # pair's/dict's float M, "node-limited routing needs M >= 1"
+    with pytest.raises(TypeError, match=match):
         parse_routing(bad)
 
 

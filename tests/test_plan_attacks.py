@@ -272,11 +272,13 @@ def test_interleave_target_refuses_bad_offsets(offset, error):
     assert type(e.value) is error
 
 
-@pytest.mark.parametrize("ways, gran", [(True, 256), (4, True), (4.0, 256), (4, 256.0), (5, 256)])
-def test_interleave_refuses_bad_ways_and_granularity(ways, gran):
-    # a choice from a set (CXL's ways and granularities): any other value is AddressMapError
-    with pytest.raises(AddressMapError, match="ways|granularity"):
+@pytest.mark.parametrize("ways, gran, error", [
+    (True, 256, TypeError), (4, True, TypeError), (4.0, 256, TypeError), (4, 256.0, TypeError),
+    (5, 256, AddressMapError), (4, 512 + 256, AddressMapError)])
+def test_interleave_refuses_bad_ways_and_granularity(ways, gran, error):
+    with pytest.raises(error, match="ways|granularity") as e:
         interleave_target(0, ways, gran)
+    assert type(e.value) is error
 
 
 @pytest.mark.parametrize("pos, dev, error", [
@@ -333,6 +335,21 @@ def test_symmetric_memory_refuses_bad_inputs(sd200):
         mem.addresses([0, 1], [0.0, 1.0])
     with pytest.raises(TypeError, match="rank must be integers .* dtype bool"):
         mem.addresses(np.array([True]), 0)
+
+
+def test_a_sequence_holding_a_bool_is_refused_not_read_as_1(sd200):
+    # numpy reads [0, True] as the ints [0, 1]: rank 1's heap, address 1 (session 32)
+    mem = sd200.replace(address_plan=AddressPlan(heap=SymmetricHeap(GiB, offset=32 * GiB))) \
+        .symmetric_memory
+    asks = [(lambda: mem.addresses([0, True], [0, 0]), r"rank\[1\]=True"),
+            (lambda: mem.addresses([0, 1], [[0], [np.False_]]), r"offset\[1\]\[0\]=np\.False_"),
+            (lambda: sd200.address_map.lookup_many([4096, True]), r"address\[1\]=True"),
+            (lambda: sd200.translate_many("host0", (True, 0)), r"local address\[0\]=True"),
+            (lambda: interleave_target([0, True], 4, 256), r"interleave offset\[1\]=True")]
+    for ask, named in asks:
+        with pytest.raises(TypeError, match=named):
+            ask()
+    assert mem.addresses([0, 1], [0, 0]).tolist() == [mem.address(0), mem.address(1)]
 
 
 def test_translate_many_refuses_bool_and_float_arrays(sd200):

@@ -78,14 +78,29 @@ def test_a_chip_refuses_figures_of_the_wrong_kind_or_out_of_range(index, bad):
         ChipSpec(*figures)
 
 
-@pytest.mark.parametrize("rule", [np.True_, 2.0])
+@pytest.mark.parametrize("rule", [np.True_, True, 2.0, "1"])
 def test_a_split_rule_is_an_int_not_a_flag_or_a_float(rule):
+    # of the wrong kind a TypeError (STYLE's rule, session 32; was a SpecError)
     rt = runtime("nccl")
-    with pytest.raises(SpecError, match="split rule must be 0, 1 or 2"):
+    with pytest.raises(TypeError, match=r"split rule must be 0, 1 or 2, got .* \(a "):
         dataclasses.replace(rt, name="hand-built", split={**rt.split, "rule": rule})
     # a numpy number in the table is the number it is
     dataclasses.replace(rt, name="hand-built", split={**rt.split, "rule": np.int64(2),
                                                       "min_traffic": np.float32(512)})
+
+
+@pytest.mark.parametrize("change, error, named", [
+    ({"min_traffic": "512"}, TypeError, r"'min_traffic' >= 1, got '512' \(a str\)"),
+    ({"cell": True}, TypeError, r"'cell' >= 0, got True \(a bool\)"),
+    ({"min_traffic": None}, SpecError, "'min_traffic' >= 1, got None"),
+    ({"rule": 3}, SpecError, "split rule must be 0, 1 or 2, got 3$")])
+def test_a_split_value_of_the_wrong_kind_is_a_type_error(change, error, named):
+    rt = runtime("nccl")
+    with pytest.raises(error, match=named) as e:
+        dataclasses.replace(rt, name="hand-built", split={**rt.split, **change})
+    assert type(e.value) is error
+    with pytest.raises(SpecError, match="a split table needs its 'rule'"):
+        dataclasses.replace(rt, name="hand-built", split={"min_traffic": 512})
 
 
 def test_a_weight_format_takes_numpy_figures():

@@ -2577,7 +2577,6 @@ def test_nvls_tree_size_correction_on_blackwell_x86_from_2_29(chip, servers, rel
 
 @pytest.mark.parametrize("split, named", [
     ({"rule": 7}, "split rule must be 0, 1 or 2"),
-    ({"rule": True}, "split rule must be 0, 1 or 2"),
     ({}, "needs its channel-split table"),
     ({"min_traffic": 0}, "'min_traffic' >= 1"),
     ({"ll_traffic": 0}, "'ll_traffic' >= 1"),

@@ -35,7 +35,8 @@ def test_bytes_only_on_the_diagonal_are_an_empty_operation(runtime):
         return
     r = cost(f, "all-to-allv", DIAG, runtime=runtime)
     assert (r.time, r.fixed, r.algbw, r.busbw, r.lower_bound, r.steps) == (0.0,) * 5 + ((),)
-    assert (r.size, r.algorithm, r.transport) == (36e6, "none", "none")
+    # size: bytes per rank, the matrix's total over its ranks, as for any all-to-allv
+    assert (r.size, r.algorithm, r.transport) == (36e6 / 8, "none", "none")
     ((label, why),) = r.candidates
     assert label == "none" and why.startswith("the ideal runtime") and "to itself" in why
 
@@ -45,6 +46,8 @@ def test_one_rank_of_an_all_to_allv_moves_nothing_as_an_all_to_all():
     for runtime in ("nccl", "nccl@2.18.3", "symmetric-memory"):
         r = cost(f, "all-to-allv", [[5.0]], ranks=[3], runtime=runtime)
         assert (r.time, r.size, r.ranks) == (0.0, 5.0, 1)
+        M = np.full((8, 8), 1000.0)
+        assert cost(f, "all-to-allv", M, runtime="ideal").size == M.sum() / 8 == 8000.0
         assert r.time == cost(f, "all-to-all", 5.0, ranks=[3], runtime=runtime).time
 
 
@@ -79,3 +82,25 @@ def test_the_all_to_all_call_and_its_release_boundary():
     rc, out, err = run_cli(["cost", "dgx-h100", "--op", "all-to-all", "--size", "0",
                             "--runtime", "nccl@2.27.7"])
     assert rc == 2 and out == "" and err.count("\n") == 1 and "has no ncclAlltoAll" in err
+
+
+@pytest.mark.parametrize("matrix, kind", [
+    (np.ones((8, 8), dtype=bool), "booleans"),          # was 1 byte a pair, silently
+    ([[True] * 8] * 8, "booleans"),
+    (np.full((8, 8), 1 + 1j), "complex numbers"),       # was its real part, with a warning
+    ([["1KiB"] * 8] * 8, "text"),                       # was numpy's own message
+    ("1KiB", "text"),
+    ([[None] * 8] * 8, "values that are not numbers"),
+    ({"a": 1}, "values that are not numbers"),
+])
+def test_a_traffic_matrix_of_the_wrong_kind_is_named(matrix, kind):
+    # STYLE's rule: a wrong kind is a TypeError naming the argument; numbers held as Python
+    # objects (ints, fractions) are still read
+    f = built("dgx-h100")
+    with pytest.raises(TypeError, match=r"^all-to-allv takes a traffic matrix \(bytes, 8 x 8\) "
+                                        rf"as nbytes, got {kind}: "):
+        cost(f, "all-to-allv", matrix, runtime="ideal")
+    with pytest.raises(ValueError, match="got rows of different lengths"):
+        cost(f, "all-to-allv", [[1.0] * 8] * 7 + [[1.0] * 7], runtime="ideal")
+    ints = cost(f, "all-to-allv", np.full((8, 8), 1024, dtype=object), runtime="ideal")
+    assert ints.time == cost(f, "all-to-allv", np.full((8, 8), 1024.0), runtime="ideal").time
