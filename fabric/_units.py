@@ -598,6 +598,18 @@ def is_finite(x):
         return False
 
 
+def error_for(value, error=SpecError):
+    """The class of the error that refuses ``value`` where a number goes: a TypeError for what
+    is no real number (:func:`is_real`: a bool, a string, None; STYLE's rule), else ``error``
+    (a number out of range: nan, inf, a negative time). For checks whose own message names
+    the rule (:func:`check_number` is the common one).
+
+    >>> error_for("2"), error_for(float("nan")), error_for(-1, ValueError)
+    (<class 'TypeError'>, <class 'fabric.SpecError'>, <class 'ValueError'>)
+    """
+    return error if is_real(value) else TypeError
+
+
 def check_number(name, value, minimum=0, unit="", *, strict=False, tail=""):
     """``value`` as a float if it is a finite real number (:func:`is_finite`) >= ``minimum``
     (> with ``strict``), else an error naming it: "``name`` must be a finite number >=
