@@ -146,7 +146,14 @@ from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, e
 from fabric._memo import fabric_memo
 from fabric._runtime import release_on
 from fabric._schema import MAX_BYTES
-from fabric._units import check_count, flag_of, is_finite, is_numeral
+from fabric._units import (
+    check_count,
+    check_fraction,
+    check_number,
+    flag_of,
+    is_finite,
+    is_numeral,
+)
 
 from ._collectives import default_runtime
 from ._gemm import (
@@ -2268,45 +2275,6 @@ def _default_collective(fabric, op, nbytes, *, algorithm, ranks, transport, **kw
             raise FabricError(f"this analysis.cost takes no runtime=; got runtime="
                               f"{kw.get('runtime')!r}") from e
         raise
-
-
-def check_number(name, value, minimum=0, unit="", *, strict=False, tail=""):
-    """``value`` as a float if it is a finite real number (:func:`fabric._units.is_real`)
-    >= ``minimum`` (> with ``strict``), else a SpecError naming it: "``name`` must be a
-    finite number >= ``minimum````unit````tail``". A float, so that a numpy float16 or
-    float32 (or a Fraction) computes as the number it is. The decode, serving and
-    speculative models' one check of a number (:func:`check_fraction` of one in a range).
-
-    >>> check_number("launch", 2, unit=" seconds"), check_number("x", 1.5, 1, strict=True)
-    (2.0, 1.5)
-    >>> check_number("launch", -1, unit=" seconds")
-    Traceback (most recent call last):
-    ...
-    fabric.SpecError: launch must be a finite number >= 0 seconds, got launch=-1
-    """
-    ok = is_finite(value) and (value > minimum if strict else value >= minimum)
-    if not ok:
-        raise SpecError(f"{name} must be a finite number {'>' if strict else '>='} {minimum}"
-                        f"{unit}{tail}, got {name}={value!r}")
-    return float(value)
-
-
-def check_fraction(name, value, lo, hi, lo_open=False, tail=""):
-    """``value`` as a float if it is a real number in ``[lo, hi]`` (``(lo, hi]`` with
-    ``lo_open``), else a SpecError naming it: "``name`` must be in [lo, hi]``tail``".
-
-    >>> check_fraction("usable_hbm", 0.9, 0, 1, lo_open=True)
-    0.9
-    >>> check_fraction("usable_hbm", 0, 0, 1, lo_open=True)
-    Traceback (most recent call last):
-    ...
-    fabric.SpecError: usable_hbm must be in (0, 1], got usable_hbm=0
-    """
-    ok = is_finite(value) and (value > lo if lo_open else value >= lo) and value <= hi
-    if not ok:
-        bound = f"({lo}, {hi}]" if lo_open else f"[{lo}, {hi}]"
-        raise SpecError(f"{name} must be in {bound}{tail}, got {name}={value!r}")
-    return float(value)
 
 
 def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequence=1,

@@ -131,7 +131,9 @@ def _spec(family, n):
     """The family's spec nearest ``n`` chips."""
     template, _ = SCALING_FAMILIES[family]
     if family in ("hyperx", "torus"):
-        shape = _SHAPES.get(n) or "x".join([str(round(n ** (1 / 3)))] * 3)
+        # at least 2 x 2 x 2, the smallest 3-D build, as the other families take their
+        # smallest (a size of 2 or 3 rounded to 1 x 1 x 1: one chip, refused deep inside)
+        shape = _SHAPES.get(n) or "x".join([str(max(2, round(n ** (1 / 3))))] * 3)
         return template.format(shape=shape)
     if family == "fat-tree":
         k = max(4, 2 * round((4 * n) ** (1 / 3) / 2))           # k^3/4 chips

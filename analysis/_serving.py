@@ -118,7 +118,15 @@ import types
 from dataclasses import dataclass
 
 from fabric import Fabric, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
-from fabric._units import check_count, flag_of, is_int, is_real, items_of
+from fabric._units import (
+    check_count,
+    check_fraction,
+    check_number,
+    flag_of,
+    is_int,
+    is_real,
+    items_of,
+)
 
 from ._decode import (
     DECODE_HBM_EFFICIENCY,
@@ -129,8 +137,6 @@ from ._decode import (
     LAUNCH_OVERHEAD,
     TWO_BATCH,
     check_engine,
-    check_fraction,
-    check_number,
     check_trtllm_release,
     collective_holds_starts,
     collective_seconds,
@@ -406,6 +412,15 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
     """
     if tier not in TIERS:
         raise SpecError(f"tier must be one of {', '.join(TIERS)}, got {tier!r}")
+    if gpu is not None:
+        # checked whatever prices the system (with chip_price it went unread: any name, or a
+        # list's "unhashable type" without)
+        if not isinstance(gpu, str) or gpu not in TCO:
+            raise SpecError(f"gpu must be one of {', '.join(TCO)}, got {gpu!r}")
+        if chip_price is not None:
+            raise SpecError(f"give gpu (a row of the TCO table) or chip_price (the chip's price, "
+                            f"the network's from the cost book), not both: got gpu={gpu!r}, "
+                            f"chip_price={chip_price!r}")
     if kw_per_gpu is not None:
         kw_per_gpu = check_number("kw_per_gpu", kw_per_gpu, strict=True)
     if chip_price is not None:
@@ -417,8 +432,6 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
     if name is None and chip is not None:
         name = _CHIP_TCO.get(chip_spec(chip).name)
     if chip_price is None and name is not None:
-        if name not in TCO:
-            raise SpecError(f"gpu must be one of {', '.join(TCO)}, got {name!r}")
         e = TCO[name]
         if kw_per_gpu is not None:      # the user's power replaces the table's (was ignored)
             usd, _ = e.parameters(tier)

@@ -27,9 +27,9 @@ Examples
 from dataclasses import dataclass
 
 from fabric import SpecError
-from fabric._units import check_count
+from fabric._units import check_count, check_fraction, check_number
 
-from ._decode import check_fraction, check_number, decode_step
+from ._decode import decode_step
 
 __all__ = ["SpeculativeResult", "expected_accepted_tokens", "speculative_decode",
            "speculative_speedup"]

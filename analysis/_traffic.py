@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from fabric import NodeError, SpecError
-from fabric._units import check_count, is_bool, is_finite, is_int, is_real
+from fabric._units import check_count, check_fraction, check_number, is_bool, is_int, is_real
 
 __all__ = ["TRAFFIC", "LinkLoads", "TrafficMatrix", "link_loads",
            "traffic"]
@@ -99,6 +99,46 @@ class TrafficMatrix:
     def total(self):
         """Total bytes."""
         return float(self.sent.sum())
+
+
+def traffic_values(matrix, n, what):
+    """``matrix``, a traffic matrix given as numbers (bytes from rank ``i`` to rank ``j``), as a
+    new ``n x n`` array of floats: the one check of such a matrix, for :func:`link_loads`,
+    :func:`analysis.throughput`, :func:`analysis.schedule` and :func:`analysis.cost`'s
+    all-to-allv. ``what`` leads every message (it names the argument and its shape), each
+    followed by ", got ...".
+
+    Numbers only (ints, floats, and Python numbers held as objects such as Fractions):
+    booleans (numpy reads them as 1-byte pairs), complex numbers (numpy keeps the real part),
+    text and other objects are a TypeError; rows of different lengths, another shape, and an
+    entry that is not a finite byte count >= 0 a SpecError (a ValueError).
+
+    >>> traffic_values([[0, 1], [2, 0]], 2, "traffic matrix (2 x 2)").tolist()
+    [[0.0, 1.0], [2.0, 0.0]]
+    >>> traffic_values([[True, False], [False, True]], 2, "traffic matrix (2 x 2)")
+    Traceback (most recent call last):
+    ...
+    TypeError: traffic matrix (2 x 2), got booleans: [[True, False], [False, True]]
+    """
+    try:
+        M = np.asarray(matrix)
+    except ValueError as e:     # numpy refuses rows of different lengths
+        raise SpecError(f"{what}, got rows of different lengths") from e
+    if M.dtype.kind == "O" and all(map(is_real, M.flat)):
+        M = M.astype(float)     # Python numbers held as objects (ints, Fractions)
+    if M.dtype.kind not in "iuf":
+        kind = {"b": "booleans", "c": "complex numbers", "U": "text", "S": "text"}.get(
+            M.dtype.kind, "values that are not numbers")
+        raise TypeError(f"{what}, got {kind}: {matrix!r:.60}")
+    M = M.astype(float)         # a new array: callers may write into it
+    if M.shape != (n, n):
+        raise SpecError(f"{what}, got an array of shape {M.shape}")
+    bad = ~np.isfinite(M) | (M < 0)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise SpecError(f"{what}, got entries that are not finite byte counts >= 0 "
+                        f"([{i}, {j}] = {float(M[i, j])!r})")
+    return M
 
 
 def _count(fabric_or_n):
@@ -224,9 +264,7 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
         hot = given.astype(np.int64)
         if hot.size == 0 or (hot < 0).any() or (hot >= n).any():
             raise NodeError(f"hot ranks must lie in 0..{n - 1}, got {hot.tolist()}")
-        if not (is_real(fraction) and 0 <= fraction <= 1):    # True is no fraction
-            raise SpecError(f"fraction must be a number in [0, 1], got {fraction!r:.60}")
-        fraction = float(fraction)      # a numpy float32 computes as the number it is
+        fraction = check_fraction("fraction", fraction, 0, 1)
         M[:] = nbytes * (1 - fraction) / (n - 1)
         for i in range(n):
             targets = hot[hot != i]
@@ -246,9 +284,7 @@ def _moe(n, nbytes, seed, experts, top_k, tokens, skew, placement):
         check_count(value, what, 1)
     if top_k > E:
         raise SpecError(f"top_k={top_k} must not exceed experts={E}")
-    if not (is_finite(skew) and skew >= 0):
-        raise SpecError(f"skew must be a finite number >= 0, got {skew!r:.60}")
-    skew = float(skew)
+    skew = check_number("skew", skew, 0)
     if placement == "round-robin":
         home = np.arange(E) % n
     elif placement == "blocked":
@@ -332,12 +368,8 @@ def link_loads(fabric, matrix):
     """
     n = fabric.n_endpoints
     if not isinstance(matrix, TrafficMatrix):
-        arr = np.asarray(matrix, dtype=float)
-        if arr.shape != (n, n):
-            raise SpecError(f"traffic matrix must be {n} x {n} for {fabric.name}, "
-                             f"got shape {arr.shape}")
-        if (arr < 0).any() or not np.isfinite(arr).all():
-            raise SpecError("traffic matrix entries must be finite and >= 0")
+        arr = traffic_values(matrix, n,
+                             f"matrix must be a traffic matrix ({n} x {n} bytes for {fabric.name})")
         matrix = TrafficMatrix("matrix", n, data=arr)
     elif matrix.n != n:
         raise SpecError(f"traffic {matrix.name!r} is for {matrix.n} ranks, {fabric.name} has {n}")

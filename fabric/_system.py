@@ -72,6 +72,7 @@ with the file and line) that :func:`fabric.check` reports with the rest.
 
 import datetime
 import math
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -312,6 +313,13 @@ def read_system(text, path="<string>", *, build):
     >>> s.fabric.n_endpoints
     16
     """
+    if not isinstance(text, str):
+        # a path or bytes raised "'PosixPath' object has no attribute 'removeprefix'"
+        hint = (" (to read a file, load_system(path))" if isinstance(text, os.PathLike) else
+                " (decode it first, or load_system(path) for a file)"
+                if isinstance(text, (bytes, bytearray)) else "")
+        raise TypeError(f"read_system takes the TOML text of a system file, a str, got "
+                        f"{show_value(text)} (a {type(text).__name__}){hint}")
     text = text.removeprefix("\ufeff")     # a UTF-8 byte order mark, as some editors write
     doc = read_toml(text, path)
     r = _Reader(path, text, doc)

@@ -10,6 +10,7 @@ closed_form, host_launch_delay); they now ask
 it says of nan.
 """
 import dataclasses
+import re
 
 import networkx as nx
 import pytest
@@ -76,3 +77,35 @@ def test_an_int_beyond_a_float_is_refused_by_name(case):
     with pytest.raises((FabricError, ValueError)) as e:
         CASES[case]()
     assert "int too large" not in str(e.value) and str(HUGE)[:20] in str(e.value)
+
+
+def test_one_number_check_names_a_huge_int_briefly():
+    # review S32-R2: the decode/serving/speculative models and traffic share fabric._units'
+    # check_number / check_fraction (traffic re-spelled them); a huge int is named in brief
+    from analysis import _decode, _serving, _speculative, _traffic
+    from fabric import SpecError, _units
+
+    for mod in (_decode, _serving, _speculative, _traffic):
+        assert mod.check_number is _units.check_number
+        assert mod.check_fraction is _units.check_fraction
+    with pytest.raises(SpecError, match=r"^launch must be a finite number >= 0, got "
+                                        r"launch=1000000000\d*\.\.\. \(401 digits\)$"):
+        _units.check_number("launch", HUGE)
+    with pytest.raises(SpecError, match=r"^overlap must be in \[0, 1\], got overlap=-10+\.\.\. "):
+        _units.check_fraction("overlap", -HUGE, 0, 1)
+
+
+#: "a real number and finite" spelled by hand: is_real(x) then math.isfinite(x) within a few
+#: lines (the overflow at 10**400 lived in exactly this spelling).
+_BY_HAND = r"is_real\((\w+)\)[^\n]*(?:\n[^\n]*){0,2}?math\.isfinite\(\1\)"
+
+
+def test_no_package_module_spells_the_finite_test_again():
+    from source_trees import spelled
+
+    # fabric/_runtime.py's split-table check is runtime's to switch (board, 10:03)
+    assert [s for s in spelled(_BY_HAND) if not s.startswith("fabric/_runtime.py")] == []
+    for old in ("ok = (is_real(value) and math.isfinite(value)",
+                "if not is_real(skew) or not (\n            math.isfinite(skew) and skew >= 0):",
+                "if not is_real(v):\n    raise TypeError(v)\nif not math.isfinite(v):"):
+        assert re.search(_BY_HAND, old), old
