@@ -53,9 +53,12 @@ def _frozen_mapping(mapping):
     return types.MappingProxyType(dict(mapping))
 
 
-def _check_domains(domains):
+def _check_domains(domains, graph=None):
     """``domains`` as ``{name: tuple of chips}``; :class:`GraphError` unless every host domain
-    is named by a non-empty string and holds a sequence of at least one chip.
+    is named by a non-empty string and holds a sequence of at least one chip, each a node of
+    ``graph`` (when given) in no other domain. Every Fabric asks it of its graph, so
+    ``fabric.replace(domains=...)`` cannot name a node the graph lacks (it gave
+    ``host_of['nope']`` and left every real chip homeless, checked without a word).
 
     A domain is looked up by name (host domains, grants, a region's owner): one named 5 or
     NaN would be checked clean and then found by no lookup. Its DRAM is reached through its
@@ -79,6 +82,13 @@ def _check_domains(domains):
         if not out[h]:
             raise GraphError(f"host domain {h!r} holds no chip (its DRAM is reached through "
                              "its chips)")
+    if graph is not None:
+        listed = [n for chips in out.values() for n in chips]
+        unknown = [n for n in listed if n not in graph]
+        if unknown:
+            raise GraphError(f"domains name nodes not in the graph: {unknown[:5]!r}")
+        if len(listed) != len(set(listed)):
+            raise GraphError("a chip is listed in more than one host domain")
     return out
 
 
@@ -176,7 +186,8 @@ class Fabric:
                 raise TypeError(f"address_plan must be an AddressPlan or None, got "
                                 f"{show_value(self.address_plan)}")
         object.__setattr__(self, "params", _frozen_mapping(self.params))
-        object.__setattr__(self, "domains", _frozen_mapping(_check_domains(self.domains)))
+        object.__setattr__(self, "domains",
+                           _frozen_mapping(_check_domains(self.domains, self.graph)))
         object.__setattr__(self, "assumptions", tuple(self.assumptions))
         if self.chip is not None:
             object.__setattr__(self, "chip", chip_spec(self.chip))
@@ -227,13 +238,7 @@ class Fabric:
                 grouped.setdefault(H.nodes[n].get("host", "default"), []).append(n)
             domains = grouped
         else:
-            domains = _check_domains(domains)
-            listed = [n for chips in domains.values() for n in chips]
-            unknown = [n for n in listed if n not in H]
-            if unknown:
-                raise GraphError(f"domains name nodes not in the graph: {unknown[:5]!r}")
-            if len(listed) != len(set(listed)):
-                raise GraphError("a chip is listed in more than one host domain")
+            domains = _check_domains(domains, H)
         nx.freeze(H)
         return cls(H, endpoints, name=name, family=family, params=params or {},
                    domains=domains, chip=chip, assumptions=assumptions, structure=structure)

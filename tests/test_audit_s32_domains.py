@@ -1,0 +1,26 @@
+"""Audit session 32: ``Fabric.replace(domains=...)`` checks its domains as from_graph does.
+
+``Fabric.from_graph`` refused host domains naming a node the graph lacks, or a chip in two
+domains; ``fabric.replace(domains={"h": ["nope"]})`` took both (``host_of`` then mapped 'nope'
+to 'h', every real chip was homeless, and check() said only that). The checks now sit in the
+one check every Fabric runs (``_check_domains``, given the graph).
+"""
+import pytest
+
+import topologies
+from fabric import GraphError
+
+_F = topologies.build("torus:2x2,chip=h100")
+
+
+@pytest.mark.parametrize("domains, words", [
+    ({"h": ["nope"]}, r"domains name nodes not in the graph: \['nope'\]"),
+    ({"a": ["chip0", "chip1"], "b": ["chip1"]}, "a chip is listed in more than one host domain")])
+def test_replaced_domains_are_checked_against_the_graph(domains, words):
+    with pytest.raises(GraphError, match=words):
+        _F.replace(domains=domains)
+
+
+def test_replaced_domains_that_hold_are_kept():
+    g = _F.replace(domains={"a": ["chip0", "chip1"], "b": ["chip2", "chip3"]})
+    assert g.host_of == {"chip0": "a", "chip1": "a", "chip2": "b", "chip3": "b"}
