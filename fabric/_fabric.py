@@ -25,6 +25,7 @@ import numpy as np
 from ._chips import ChipSpec, chip_spec
 from ._errors import GraphError, NodeError
 from ._failures import Failures
+from ._params import Parameter
 from ._schema import default_endpoints, validate_graph
 from ._structure import Clos, Dragonfly, Grid, Switched
 from ._units import is_int, is_numeral, items_of, name_list, show_value
@@ -185,10 +186,19 @@ class Fabric:
             if not isinstance(self.address_plan, AddressPlan):  # {} read as the default plan
                 raise TypeError(f"address_plan must be an AddressPlan or None, got "
                                 f"{show_value(self.address_plan)}")
+        # the labels and records a replace() may be handed (from_graph's are checked too)
+        if not isinstance(self.name, str):
+            raise TypeError(f"name must be a str, got {show_value(self.name)}")
+        if not isinstance(self.params, Mapping):
+            raise TypeError(f"params must be a mapping of labels, got {show_value(self.params)}")
         object.__setattr__(self, "params", _frozen_mapping(self.params))
         object.__setattr__(self, "domains",
                            _frozen_mapping(_check_domains(self.domains, self.graph)))
-        object.__setattr__(self, "assumptions", tuple(self.assumptions))
+        assumptions = items_of(self.assumptions)
+        if assumptions is None or not all(isinstance(a, Parameter) for a in assumptions):
+            raise TypeError(f"assumptions must be a sequence of fabric.Parameter, got "
+                            f"{show_value(self.assumptions)}")
+        object.__setattr__(self, "assumptions", tuple(assumptions))
         if self.chip is not None:
             object.__setattr__(self, "chip", chip_spec(self.chip))
         if not nx.is_frozen(self.graph):
