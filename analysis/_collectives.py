@@ -100,6 +100,7 @@ from . import _runtime_cost
 from ._bounds import cut_seconds_per_byte, flow_seconds_per_byte
 from ._closed_form import busbw_factor, normalize_algorithm, normalize_op
 from ._schedules import ALGORITHMS, NotApplicableError, resolve_ranks, schedule
+from ._traffic import traffic_values
 
 __all__ = [
     "IN_SWITCH_EFFICIENCY",
@@ -768,33 +769,16 @@ def _empty_cost(fabric, op, p, rt, total=0.0):
 
 
 def _traffic_arg(op, nbytes, p):
-    """An all-to-allv's traffic matrix ``nbytes``, checked (shape, finite, >= 0; None for
-    another op). Its total is checked by :func:`cost` once it knows whether the matrix moves
-    a byte between ranks (:func:`_is_empty`)."""
+    """An all-to-allv's traffic matrix ``nbytes``, checked (:func:`analysis._traffic.
+    traffic_values`: numbers, ``p x p``, finite, >= 0; None for another op). Its total is
+    checked by :func:`cost` once it knows whether the matrix moves a byte between ranks
+    (:func:`_is_empty`)."""
     if op != "all-to-allv":
         return None
-    what = f"all-to-allv takes a traffic matrix (bytes, {p} x {p}) as nbytes"
-    try:
-        M = np.asarray(nbytes)
-    except ValueError as e:     # numpy refuses rows of different lengths
-        raise ValueError(f"{what}, got rows of different lengths") from e
-    if M.dtype.kind == "O" and all(map(is_real, M.flat)):
-        M = M.astype(float)     # Python numbers held as objects (ints, Fractions)
-    if M.dtype.kind not in "iuf":
-        # numpy would read booleans as 1-byte pairs and keep a complex's real part: a flag
-        # or a complex is no byte count (a bool size is refused the same way: read_nbytes)
-        kind = {"b": "booleans", "c": "complex numbers", "U": "text", "S": "text"}.get(
-            M.dtype.kind, "values that are not numbers")
-        raise TypeError(f"{what}, got {kind}: {nbytes!r:.60}")
-    M = M.astype(float)
-    if M.shape != (p, p):
-        # before the total: a matrix of the wrong shape and no bytes was divided by 0
-        raise ValueError(f"{what}, got an array of shape {M.shape}")
-    # before cost() normalises by the total: an all-negative matrix divided by its
-    # (negative) total would pass for a valid one
-    if not np.isfinite(M).all() or (M < 0).any():
-        raise ValueError("the traffic matrix must hold finite byte counts >= 0")
-    return M
+    # before the total: a matrix of the wrong shape and no bytes was divided by 0, and an
+    # all-negative matrix divided by its (negative) total would pass for a valid one
+    return traffic_values(nbytes, p,
+                          f"all-to-allv takes a traffic matrix (bytes, {p} x {p}) as nbytes")
 
 
 def _traffic_total(M):

@@ -251,8 +251,10 @@ from fabric._units import (
     is_finite,
     is_int,
     is_numeral,
+    is_real,
     items_of,
     name_list,
+    sequence_of,
     show_value,
 )
 
@@ -494,11 +496,20 @@ def expected_max(pmf, n):
     on (the definition: summed in floats it can fall an ulp short of 1, and ``(1 - 1e-16)^n``
     lost the top at ``n`` ~ 1e12 draws and more).
 
+    A pmf that is no sequence, or holds what is no number (a bool, a string: ``float()`` read
+    True as 1 and '0.5' as 0.5), is a TypeError naming it; probabilities that are not a
+    distribution a ValueError.
+
     >>> expected_max([0.5, 0.5], 1), expected_max([0.5, 0.5], 2)
     (0.5, 0.75)
     """
     n = check_count(n, "n", 1, "an int >= 1")
-    probs = [float(p) for p in pmf]
+    probs = sequence_of(pmf, "pmf", "probabilities")
+    for i, p in enumerate(probs):
+        if not is_real(p):
+            raise TypeError(f"pmf[{i}] must be a probability (a number), got "
+                            f"pmf[{i}]={show_value(p)} (a {type(p).__name__})")
+    probs = [float(p) for p in probs]
     if not probs or not all(math.isfinite(p) and p >= 0 for p in probs) \
             or abs(sum(probs) - 1) > 1e-9:
         raise ValueError(f"pmf must be a non-empty list of probabilities >= 0 summing to 1, "

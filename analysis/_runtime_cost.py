@@ -2000,7 +2000,17 @@ def _p2p_plan_array(rt, view, nbytes, kind, channels=None):
     group where the caller has it. Returns three arrays of ``nbytes``' shape: whether the
     (first chunk's) protocol is LL, the channels (parts), and the LL bytes (the rules:
     :func:`p2p_protocol`, :func:`p2p_ll_bytes`). Whole bytes (``ceil``) in integers, exact:
-    int64 below 2**62 bytes, Python integers above (a rounded-up chunk must not wrap)."""
+    int64 below 2**62 bytes, Python integers above (a rounded-up chunk must not wrap).
+
+    >>> import fabric, numpy as np, topologies
+    >>> from analysis._collectives import _GroupView, resolve_ranks
+    >>> f = topologies.build("dgx-h100")
+    >>> nodes, idx = resolve_ranks(f, None)
+    >>> view = _GroupView(f, "all-to-all", nodes, idx, None, None, True)
+    >>> sizes, kinds = np.array([4096.0, 1 << 20, 4096.0]), np.array([1, 1, 2])
+    >>> [a.tolist() for a in _p2p_plan_array(fabric.runtime("nccl"), view, sizes, kinds)]
+    [[True, False, False], [1, 4, 1], [4096, 0, 0]]
+    """
     import numpy as np
 
     _p2pn, nmax, nmin, chunk = p2p_channels(rt, view) if channels is None else channels
@@ -2117,7 +2127,13 @@ def _sorted_distinct(x):
     """``np.unique(x, return_inverse=True)`` of a 1-d array, the same two arrays: where a
     sample says few values repeat often in many (an all-to-allv of a few pair sizes), numpy's
     hashed unique and a search of the few values, which spare the sort of every element (~10x
-    at a million pairs); else the sort."""
+    at a million pairs); else the sort.
+
+    >>> import numpy as np
+    >>> uniq, where = _sorted_distinct(np.array([3.0, 1.0, 3.0, 2.0]))
+    >>> uniq.tolist(), where.tolist()
+    ([1.0, 2.0, 3.0], [2, 0, 2, 1])
+    """
     import numpy as np
 
     if len(x) > 4096 and len(np.unique(x[::len(x) // 4096])) <= 1024:

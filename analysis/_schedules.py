@@ -66,6 +66,7 @@ from fabric._failures import require_joined
 from fabric._units import check_count, sequence_of
 
 from ._closed_form import normalize_algorithm, normalize_op
+from ._traffic import traffic_values
 
 __all__ = [
     "ALGORITHMS",
@@ -800,12 +801,8 @@ def _hierarchical(op, p, fabric, nodes):
 def _traffic(traffic, p):
     if traffic is None:
         raise ValueError("all-to-allv needs a traffic matrix (bytes, rank x rank)")
-    M = np.asarray(traffic, dtype=float)
-    if M.shape != (p, p):
-        raise ValueError(f"the traffic matrix must be {p} x {p} for {p} ranks, got shape "
-                         f"{M.shape}")
-    if not np.isfinite(M).all() or (M < 0).any():
-        raise ValueError("the traffic matrix must hold finite byte counts >= 0")
+    M = traffic_values(traffic, p, f"traffic must be an all-to-allv traffic matrix ({p} x {p} "
+                                   "bytes)")
     off = M.copy()
     np.fill_diagonal(off, 0.0)
     if off.sum() <= 0:

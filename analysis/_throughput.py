@@ -59,7 +59,7 @@ import scipy.sparse as sp
 from fabric import FabricError, Grid
 
 from ._lp_reduce import reduce_lp
-from ._traffic import TrafficMatrix
+from ._traffic import TrafficMatrix, traffic_values
 
 __all__ = ["Throughput", "bisection_bound", "throughput"]
 
@@ -98,11 +98,8 @@ def _as_matrix(fabric, matrix):
         if matrix.n != n:
             raise ValueError(f"traffic is for {matrix.n} ranks, {fabric.name} has {n}")
         return matrix.dense()
-    M = np.array(matrix, dtype=float)
-    if M.shape != (n, n):
-        raise ValueError(f"traffic matrix must be {n} x {n}, got shape {M.shape}")
-    if (M < 0).any() or not np.isfinite(M).all():
-        raise ValueError("traffic matrix entries must be finite and >= 0")
+    M = traffic_values(matrix, n,
+                       f"matrix must be a traffic matrix ({n} x {n} bytes for {fabric.name})")
     np.fill_diagonal(M, 0.0)
     return M
 

@@ -101,6 +101,46 @@ class TrafficMatrix:
         return float(self.sent.sum())
 
 
+def traffic_values(matrix, n, what):
+    """``matrix``, a traffic matrix given as numbers (bytes from rank ``i`` to rank ``j``), as a
+    new ``n x n`` array of floats: the one check of such a matrix, for :func:`link_loads`,
+    :func:`analysis.throughput`, :func:`analysis.schedule` and :func:`analysis.cost`'s
+    all-to-allv. ``what`` leads every message (it names the argument and its shape), each
+    followed by ", got ...".
+
+    Numbers only (ints, floats, and Python numbers held as objects such as Fractions):
+    booleans (numpy reads them as 1-byte pairs), complex numbers (numpy keeps the real part),
+    text and other objects are a TypeError; rows of different lengths, another shape, and an
+    entry that is not a finite byte count >= 0 a SpecError (a ValueError).
+
+    >>> traffic_values([[0, 1], [2, 0]], 2, "traffic matrix (2 x 2)").tolist()
+    [[0.0, 1.0], [2.0, 0.0]]
+    >>> traffic_values([[True, False], [False, True]], 2, "traffic matrix (2 x 2)")
+    Traceback (most recent call last):
+    ...
+    TypeError: traffic matrix (2 x 2), got booleans: [[True, False], [False, True]]
+    """
+    try:
+        M = np.asarray(matrix)
+    except ValueError as e:     # numpy refuses rows of different lengths
+        raise SpecError(f"{what}, got rows of different lengths") from e
+    if M.dtype.kind == "O" and all(map(is_real, M.flat)):
+        M = M.astype(float)     # Python numbers held as objects (ints, Fractions)
+    if M.dtype.kind not in "iuf":
+        kind = {"b": "booleans", "c": "complex numbers", "U": "text", "S": "text"}.get(
+            M.dtype.kind, "values that are not numbers")
+        raise TypeError(f"{what}, got {kind}: {matrix!r:.60}")
+    M = M.astype(float)         # a new array: callers may write into it
+    if M.shape != (n, n):
+        raise SpecError(f"{what}, got an array of shape {M.shape}")
+    bad = ~np.isfinite(M) | (M < 0)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise SpecError(f"{what}, got entries that are not finite byte counts >= 0 "
+                        f"([{i}, {j}] = {float(M[i, j])!r})")
+    return M
+
+
 def _count(fabric_or_n):
     if is_int(fabric_or_n):
         n = int(fabric_or_n)
@@ -328,12 +368,8 @@ def link_loads(fabric, matrix):
     """
     n = fabric.n_endpoints
     if not isinstance(matrix, TrafficMatrix):
-        arr = np.asarray(matrix, dtype=float)
-        if arr.shape != (n, n):
-            raise SpecError(f"traffic matrix must be {n} x {n} for {fabric.name}, "
-                             f"got shape {arr.shape}")
-        if (arr < 0).any() or not np.isfinite(arr).all():
-            raise SpecError("traffic matrix entries must be finite and >= 0")
+        arr = traffic_values(matrix, n,
+                             f"matrix must be a traffic matrix ({n} x {n} bytes for {fabric.name})")
         matrix = TrafficMatrix("matrix", n, data=arr)
     elif matrix.n != n:
         raise SpecError(f"traffic {matrix.name!r} is for {matrix.n} ranks, {fabric.name} has {n}")

@@ -55,6 +55,7 @@ import dataclasses
 
 import numpy as np
 
+from ._arrays import number_array
 from ._errors import (
     AddressMapError,
     FabricError,
@@ -791,12 +792,15 @@ class LatencyStats:
 def latency_stats(latencies):
     """Min, mean, median, 99th percentile (linear interpolation) and max of latencies.
 
+    A value of the wrong kind (None, text, a bool: STYLE's rule) is a TypeError; no value, or
+    one that is no latency (nan, inf, negative), a SpecError.
+
     >>> latency_stats([1.0, 2.0, 3.0, 4.0]).p50
     2.5
     """
-    x = np.asarray(latencies)
+    x = number_array(latencies, "latencies")
     if x.dtype.kind not in "iuf":               # None, text, booleans, objects
-        raise SpecError(f"latency_stats takes seconds (numbers), got {latencies!r:.60}")
+        raise TypeError(f"latency_stats takes seconds (numbers), got {latencies!r:.60}")
     x = x.astype(float)
     if x.size == 0:
         raise SpecError("latency_stats needs at least one latency")

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._arrays import number_array
 from ._errors import AddressMapError
 from ._params import Parameter
 from ._units import (
@@ -166,27 +167,6 @@ def align_up(x, a):
     return -(-x // a) * a
 
 
-def integer_array(values, what):
-    """``np.asarray(values)``, refusing a sequence that holds a bool among its ints with a
-    TypeError naming its position: numpy reads ``[0, True]`` as the ints ``[0, 1]``, so a
-    flag would be taken as rank, offset or address 1 (an ndarray's dtype says it all).
-
-    >>> integer_array([0, True], "rank")
-    Traceback (most recent call last):
-    ...
-    TypeError: rank[1] must be an integer, got rank[1]=True (a bool)
-    """
-    a = np.asarray(values)
-    if a.dtype.kind in "iu" and a.ndim and a.size and not isinstance(values, np.ndarray):
-        given = np.asarray(values, dtype=object)           # the elements as they were given
-        flags = np.frompyfunc(is_bool, 1, 1)(given).astype(bool)
-        if flags.any():
-            at = tuple(int(i) for i in np.argwhere(flags)[0])
-            name = what + "".join(f"[{i}]" for i in at)
-            raise TypeError(f"{name} must be an integer, got {name}={given[at]!r} (a bool)")
-    return a
-
-
 def whole_numbers(values, what, rule="integers >= 0", *, high=None, exc=AddressMapError):
     """An int, or an integer numpy array, each ``>= 0`` and ``< high`` (when given).
 
@@ -211,7 +191,7 @@ def whole_numbers(values, what, rule="integers >= 0", *, high=None, exc=AddressM
             or values is None:
         return check_count(values, what, 0, rule.replace("integers", "an integer"), below=high,
                            error=exc)
-    a = integer_array(values, what)
+    a = number_array(values, what)
     if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
         raise TypeError(f"{what} must be {rule}, got an array of dtype {a.dtype}")
     if a.size:
@@ -558,7 +538,7 @@ def as_address_array(addresses, width, exc, what="address"):
     """``addresses`` as an int64 array of addresses in ``[0, 2**width)``: a TypeError unless
     its dtype is an integer one (an empty array of any dtype is no address), an ``exc``
     naming the first address out of range (STYLE's rule, as :func:`validate_address`)."""
-    a = integer_array(addresses, what)
+    a = number_array(addresses, what)
     if a.dtype == object or not (np.issubdtype(a.dtype, np.integer) or a.size == 0):
         raise TypeError(f"{what}es must be an integer array, got dtype {a.dtype}")
     if a.size == 0:

@@ -22,6 +22,7 @@ from functools import cached_property
 import networkx as nx
 import numpy as np
 
+from ._arrays import number_array
 from ._chips import ChipSpec, chip_spec
 from ._errors import GraphError, NodeError
 from ._failures import Failures
@@ -289,7 +290,7 @@ class Fabric:
         ValueError
             For an array of two or more dimensions.
         TypeError
-            For indices that are not integers.
+            For indices that are not integers (a sequence holding a bool among its ints too).
         NodeError
             For an index outside ``0..len(nodes) - 1``, naming ``what`` and the index.
 
@@ -324,6 +325,8 @@ class Fabric:
             return np.zeros(0, dtype=np.int64)
         if a.dtype.kind not in "iu":
             raise TypeError(f"{what} must be node indices (integers), got dtype {a.dtype}")
+        if not isinstance(x, np.ndarray):
+            number_array(x, what)           # [0, True]: numpy reads the flag as node 1
         a = np.atleast_1d(a)
         # one reduction: a negative index reads as 2**64 + it on uint64, so >= n as well
         if a.astype(np.int64, copy=False).view(np.uint64).max() >= n:

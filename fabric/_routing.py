@@ -193,6 +193,7 @@ Examples
 import numpy as np
 import scipy.sparse as sp
 
+from ._arrays import number_array
 from ._errors import NodeError, RoutingError
 from ._routing_bypass import Bypass, Bypasses
 from ._routing_dor import DimOrder
@@ -208,7 +209,7 @@ from ._routing_engine import (
 )
 from ._routing_uniform import link_orbits, orbit_loads
 from ._structure import Clos, Dragonfly, Grid, Switched
-from ._units import check_count, sequence_of
+from ._units import check_count, is_real, sequence_of, show_value
 
 __all__ = ["ECMP_MODES", "POLICIES", "Router", "route", "route_many"]
 
@@ -247,6 +248,10 @@ def default_ecmp(fabric):
 
 
 # -- the router --------------------------------------------------------------------------
+
+
+#: _pairs without a byte count (latency, hops...): None would be a loads() caller's mistake
+_NO_BYTES = object()
 
 
 class Router:
@@ -377,7 +382,7 @@ class Router:
     def _nodes(self, x, what):
         return self.fabric.node_indices(x, what)
 
-    def _pairs(self, src, dst, nbytes=None):
+    def _pairs(self, src, dst, nbytes=_NO_BYTES):
         s = self._nodes(src, "src")
         d = self._nodes(dst, "dst")
         try:
@@ -386,9 +391,16 @@ class Router:
         except ValueError:
             raise ValueError(f"src and dst must have the same length, got {s.shape} and "
                              f"{d.shape}") from None
-        if nbytes is None:
+        if nbytes is _NO_BYTES:         # (None is a caller's mistake: named below)
             return s, d
-        w = np.asarray(nbytes, dtype=float)
+        # a flag or text is no byte count (np.asarray(.., dtype=float) read True as 1 B and
+        # '1000' as 1000 B): STYLE's rule, a TypeError
+        w = np.asarray(float(nbytes)) if is_real(nbytes) else number_array(nbytes, "nbytes")
+        if w.dtype.kind not in "iuf":
+            raise TypeError(f"nbytes must be bytes (a number, or an array of them with the "
+                            f"length of src), got {show_value(nbytes)} "
+                            f"(a {type(nbytes).__name__})")
+        w = w.astype(float, copy=False)
         if w.ndim and w.shape != s.shape:
             raise ValueError(f"nbytes must be a scalar or have the length of src ({len(s)}), "
                              f"got shape {w.shape}")
@@ -486,7 +498,7 @@ class Router:
         """
         s, d, w = self._pairs(src, dst, nbytes)
         n_groups = check_count(n_groups, "n_groups", 1)
-        g = np.asarray(group)
+        g = number_array(group, "group")       # [0, True]: numpy reads the flag as group 1
         if g.dtype.kind not in "iu":
             raise TypeError(f"group must be integers, got dtype {g.dtype}")
         g = np.broadcast_to(np.atleast_1d(g).astype(np.int64, copy=False), s.shape) \

@@ -420,8 +420,9 @@ def transports_for(fabric, name, src, dst):
     ...                                 [i["chip1"], i["chip8"]])]   # same server, next server
     ['loadstore', 'rdma']
     """
-    s = np.atleast_1d(np.asarray(src, dtype=np.int64))
-    d = np.atleast_1d(np.asarray(dst, dtype=np.int64))
+    # node_indices, the one node check (np.asarray(.., dtype=np.int64) read 0.7 as node 0,
+    # True as node 1 and '3' as node 3)
+    s, d = fabric.node_indices(src, "src"), fabric.node_indices(dst, "dst")
     ok = loadstore_reaches(fabric, s, d)
     if isinstance(name, str) and name == NATIVE:
         ls, rd = transport("loadstore"), transport("rdma")

@@ -311,10 +311,11 @@ def _h200_nodes(nodes):
 
 #: DeepEP's normal kernels as issue #493 ran them (a84a248, 2025-04-16, before PR #130): NVSHMEM's
 #: IBRC transport, one CPU-proxy RC queue pair per peer carrying each RDMA chunk's write and its
-#: tail signal's atomic (session 32; the fields' sources below).
+#: tail signal's atomic (session 32; the fields' sources below); each row takes the RDMA chunk
+#: its own run printed as the sweep's best (:func:`_deepep_a84a248`).
 _DEEPEP_A84A248 = dataclasses.replace(
     exchange_kernel("deepep-normal"), name="deepep-normal@a84a248",
-    qp_signals=("each", "each"), qp_per_peer=1, qp_chunk=32,
+    qp_signals=("each", "each"), qp_per_peer=1,
     sources=exchange_kernel("deepep-normal").sources + (
         ("qp_signals", (
             "deepseek-ai/DeepEP a84a248 csrc/kernels/internode.cu: the dispatch's RDMA sender "
@@ -334,27 +335,38 @@ _DEEPEP_A84A248 = dataclasses.replace(
             "for every proxied put and atomic (5ab80c2's message: 'a single QP ... between two "
             "GPUs')")),
         ("qp_chunk", (
-            "deepseek-ai/DeepEP a84a248 tests/test_internode.py l.175-185 and 203-214: the rows are "
-            "the best of a sweep of RDMA chunks 4-32 (combine 8-32); under the queue-pair rule "
-            "fewer atomics are faster, so the model's best is the sweep's largest chunk, 32 "
-            "tokens")),
+            "deepseek-ai/DeepEP issue #493 prints each phase's best of test_internode.py's sweep "
+            "(a84a248 l.175-214: RDMA chunks 4-32 for the dispatch, 8-32 for the combine) at 2 "
+            "nodes: 'Best dispatch (FP8): SMs 24, NVL chunk 28, RDMA chunk 24', 'Best dispatch "
+            "(BF16): SMs 24, NVL chunk 28, RDMA chunk 16', 'Best combine: SMs 24, NVL chunk 2, "
+            "RDMA chunk 20': each row takes its own run's chunk, the measurement's condition "
+            "(review S32-R1, lead's decision 10:14)")),
     ))
 
 
-def _i493(phase, dispatch_bytes):
+@functools.cache
+def _deepep_a84a248(chunk):
+    """:data:`_DEEPEP_A84A248` with ``chunk`` tokens per RDMA write (``qp_chunk``)."""
+    return dataclasses.replace(_DEEPEP_A84A248, name=f"deepep-normal@a84a248/chunk{chunk}",
+                               qp_chunk=chunk)
+
+
+def _i493(phase, dispatch_bytes, chunk):
     """DeepEP issue #493's 2-node run on H200, expressed as the check set's EP16 normal rows
     (test_internode.py: 4096 tokens, top-2 groups of 2 nodes, top-8; the RDMA-counted metric,
     own node included); ``dispatch_bytes`` per hidden element (FP8 + scales, or BF16). The
-    kernel as a84a248 ran it: IBRC, one queue pair per peer (:data:`_DEEPEP_A84A248`)."""
+    kernel as a84a248 ran it: IBRC, one queue pair per peer, ``chunk`` tokens per RDMA write
+    (the row's own best, :func:`_deepep_a84a248`)."""
     def case(row):
-        r = moe_exchange(_h200_nodes(2), "deepseek-v3", 4096, 16, kernel=_DEEPEP_A84A248,
+        r = moe_exchange(_h200_nodes(2), "deepseek-v3", 4096, 16, kernel=_deepep_a84a248(chunk),
                          dispatch_bytes=dispatch_bytes, combine_bytes=2,
                          routing="node-limited:2")
         t = r.dispatch if phase == "dispatch" else r.combine
         ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
         per_token = 7168 * dispatch_bytes if phase == "dispatch" else BF16_TOKEN
         return (r.copies_node * per_token / t / 1e9,
-                f"deepep-normal@a84a248 (IBRC), 2 node(s) of H200, node-limited:2; {parts(ph)}")
+                (f"deepep-normal@a84a248 (IBRC, RDMA chunk {chunk}), 2 node(s) of H200, "
+                f"node-limited:2; {parts(ph)}"))
     return case
 
 
@@ -399,9 +411,9 @@ CASES = {
     **{f"deepep-v2-b200-ep8-{sm}sm-{ph}": _v2_b200(ph)
        for sm in (64, 24) for ph in ("dispatch", "combine")},
     **{f"deepep-v2-b200-2node-{ph}": _v2_b200_2node(ph) for ph in ("dispatch", "combine")},
-    "deepep-i493-h200-ep16-normal-dispatch": _i493("dispatch", 1 + 4 / 128),
-    "deepep-i493-h200-ep16-normal-dispatch-bf16": _i493("dispatch", 2),
-    "deepep-i493-h200-ep16-normal-combine": _i493("combine", 2),
+    "deepep-i493-h200-ep16-normal-dispatch": _i493("dispatch", 1 + 4 / 128, 24),
+    "deepep-i493-h200-ep16-normal-dispatch-bf16": _i493("dispatch", 2, 16),
+    "deepep-i493-h200-ep16-normal-combine": _i493("combine", 2, 20),
     **{f"pplx-h100-ep{ep}-bs{bs}-{'nvlink' if ep == 8 else 'ibgda'}-{ph}": _pplx(bs, ph)
        for ep in (8, 16, 32, 64, 128) for bs in (1, 128) for ph in ("dispatch", "combine")},
     **{f"ncclep-h100-ep8-ll-{ph}": _ncclep(ph) for ph in ("dispatch", "combine")},
@@ -439,8 +451,8 @@ LEFT_OUT = {
         "GPU-initiated network exchanges (EXCHANGE_SYNC, EXCHANGE_NIC_EFFICIENCY are "
         "GPU-driven figures) and no proxy cost: not expressible honestly. Session 32: what IBRC "
         "does to a queue pair is priced (one proxy RC queue pair per peer, each put a write and "
-        "each 64-bit SIGNAL_ADD a native fetch-add on it: the deepep-i493 rows, ~250 proxied "
-        "operations a rank per phase), but not the proxy thread's own time per operation (none "
+        "each 64-bit SIGNAL_ADD a native fetch-add on it: the deepep-i493 rows, ~340-510 "
+        "proxied operations a rank per phase), but not the proxy thread's own time per operation (none "
         "published, docs/sources.md s.7), and pplx puts every (token, expert) message and its "
         "signal through that one thread, the NVLink peers' signals too (the job is not "
         "load/store-connected): ~1,700-2,200 operations a rank per phase at 128 tokens, whose "
@@ -608,45 +620,6 @@ _PPLX_IBGDA = (
     "~2x the model's network time (~23.5 GB/s of remote bytes a GPU) where the same runs' "
     "IBGDA NVSHMEM AtA (1.9-15 MB puts) reached 30.6-36.7: a per-message cost of these "
     "7.4-14 KB put-with-signals with no sourced figure")
-_I493 = (
-    "DeepEP V1 normal at 2 nodes on H200 (DeepEP issue #493; added at the lead's request after the "
-    "model's value was seen). Session 32: priced as a84a248 ran it, NVSHMEM's IBRC transport with "
-    "one proxy queue pair per peer carrying each RDMA chunk's write and its tail signal's atomic "
-    "(_DEEPEP_A84A248): under the adaptive-routing assumption 128 atomics (32-token chunks) wait "
-    "a round trip each and the writes behind them wait, 0.69 ms beside the queue pair's own "
-    "0.64 ms (FP8) / 1.25 ms (BF16) of writes: 44.6 / 59.8 GB/s RDMA-counted, the FP8 dispatch "
-    "within 25% of 38.19, the BF16 dispatch (40.89) and the combine (44.37) not; the tail "
-    "signals' companions (the receivers' head updates, atomics after their own writes on the "
-    "reverse queue pair) and the proxy thread's own time are not priced (no source). Before "
-    "session 32 the model was NIC-bound here (the NIC carries the other node's half "
-    "of the RDMA-counted (token, node) pairs, own node included as DeepEP counts them) at ~91-93 GB/s; "
-    "the run reaches 38-44, the same as H800's 43 (check rows deepep-v1-ep16-normal-*) with 2.25x "
-    "the NVLinks, so neither the NVLink fan-out (the model's H800 bound) nor the NIC line rate "
-    "binds (the NIC would run at ~43% of line rate, against 87-89% at 4 and 8 nodes). The same "
-    "byte count at 2 nodes reaches 90 GB/s with DeepEP V2 (README, SM90 + CX7): a V1-kernel limit "
-    "at 24 SMs (V1 normal kernels reach ~135-170 GB/s of NVL traffic at 24 SMs on H800, H20, H200 "
-    "and GB200 alike: DeepEP issues #394, #16) with no sourced per-SM or per-peer rate; the "
-    "maintainer's EP16 explanation in DeepEP PR #130 is cut in the stored thread. Session 14: "
-    "a84a248 (2025-04-16) predates PR #130 (5ab80c2): its normal kernels run on NVSHMEM's "
-    "default IBRC transport (IBGDA only for the low-latency mode in deep_ep/buffer.py), a "
-    "CPU-proxy path with a single QP between two GPUs (5ab80c2's message: limiting on dual-port "
-    "NICs and RoCE; no sourced rate for one QP on a single-port NIC); the code's per-peer "
-    "windows (12 channels x a 128-token RDMA ring, 11-22 MB in flight) do not bind. DeepEP "
-    "issue #285 (maintainer): H800's EP16 is NVLink-bound and 'GPUs with higher NVLink "
-    "bandwidth' do better; issue #148 (H20, 2 nodes, 24 SMs) reaches 62 GB/s: the #493 run is "
-    "the low end, and its own 4-node run falls to 12-13 GB/s, below every published 4-node "
-    "figure (44-58), so its setup may be impaired (thread unanswered). Session 20: still "
-    "unanswered, so no maintainer finds the system misconfigured; a84a248's test_internode.py "
-    "is the check rows' set-up but for the GPU (4096 tokens, top-2 of 2 node groups, top-8, 24 "
-    "SMs, chunks 4-32 swept); counted from its internode.cu, the forwarder warps' dependent "
-    "loads take ~0.7 ms at Hopper's HBM latency against the run's 1.6 / 2.9 ms (FP8 / BF16, "
-    "whose time ratio 0.55 follows the bytes, 0.52, not the loads, 0.88) and NVSHMEM 3.2.5's "
-    "IBRC fence is a no-op (one RC per peer), so the per-chunk fence adds no round trip: a "
-    "byte rate binds that no count locates (IBRC's one QP is a candidate with no published "
-    "rate; the maintainer finds IBRC sufficient for these chunks, DeepEP #64). H800 reaches the "
-    "same 43 GB/s with 16 SMs (DeepEP #51); 2-node V1 runs after PR #130 (IBGDA) reach 62 "
-    "(#148, H20, with 205 GB/s of NVL traffic at 24 SMs: above the ~135-170 range above, so "
-    "that range is no per-SM limit of the V1 kernel; #289, GPU not stated)")
 _NCCLEP = (
     "NVIDIA NCCL EP low-latency (DeepEP-derived kernel, contrib/nccl_ep 36191590) over NVLink on "
     "one H100 node, BF16 both ways: the model (ncclep-low-latency: NCCL's 20.6 GB/s per NVLink4 "
@@ -708,9 +681,10 @@ _AIC_WIDE = ("NVIDIA's collector data grow with EP where the model barely does: 
              "dispatch's 2-4 us) is located (the trays crossed grow 2 -> 8; _AIC_TRAY's cross-tray "
              "round trip is unpublished)")
 KNOWN_MISSES = {
-    # deepep-i493-h200-ep16-normal-dispatch left in session 32 (138.7% -> 16.8%: a84a248's IBRC
-    # path, one queue pair per peer, each RDMA chunk's write and its tail atomic)
-    **{f"deepep-i493-h200-ep16-normal-{tag}": _I493 for tag in ("dispatch-bf16", "combine")},
+    # deepep-i493-h200-ep16-normal-dispatch, -dispatch-bf16 and -combine left in session 32
+    # (138.7% / 126.3% / 108.5% -> 0.3% / 8.1% / 11.2%): a84a248's IBRC path, one proxy queue
+    # pair per peer carrying each RDMA chunk's write and its tail atomic, at each row's own RDMA
+    # chunk (docs/sources.md s.7, session 32)
     **{f"ncclep-h100-ep8-ll-{ph}": _NCCLEP for ph in ("dispatch", "combine")},
     **{f"pplx-h100-ep{ep}-bs1-{'nvlink' if ep == 8 else 'ibgda'}-{ph}": _PPLX_SMALL
        for ep in (8, 16, 32, 64, 128) for ph in ("dispatch", "combine")},

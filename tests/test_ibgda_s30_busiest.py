@@ -7,6 +7,7 @@ then loses the top value at huge draw counts: ``busiest_token(256, 8, 16, 1, "un
 """
 from fractions import Fraction
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -53,3 +54,15 @@ def test_expected_max_is_the_exact_sum_in_floats(weights, zeros, n):
     """Against exact arithmetic, with trailing zeros (a reach the token cannot have)."""
     pmf = [w / sum(weights) for w in weights] + [0.0] * zeros
     assert expected_max(pmf, n) == pytest.approx(float(_exact(pmf, n)), rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("pmf, named", [
+    ([True, False], r"pmf\[0\] must be a probability \(a number\), got pmf\[0\]=True"),
+    (["0.5", "0.5"], r"pmf\[0\]='0\.5' \(a str\)"),
+    (None, "pmf must be a sequence of probabilities, got None"),
+    (0.5, "pmf must be a sequence of probabilities, got 0.5")])
+def test_a_pmf_of_the_wrong_kind_is_a_type_error(pmf, named):
+    # session 32 (reader): float() read True as 1 and '0.5' as 0.5; None/0.5 said 'not iterable'
+    with pytest.raises(TypeError, match=named):
+        expected_max(pmf, 2)
+    assert expected_max([Fraction(1, 2), np.float32(0.5)], 2) == 0.75

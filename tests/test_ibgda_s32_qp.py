@@ -17,6 +17,8 @@ import functools
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import topologies
 from analysis import moe_exchange
@@ -85,3 +87,21 @@ def test_qp_chunk_is_a_count_of_tokens():
     for bad in (2.5, True, "8"):
         with pytest.raises(TypeError, match="qp_chunk must be an int of tokens >= 1"):
             dataclasses.replace(k, name="x", qp_chunk=bad)
+
+
+@settings(max_examples=10, deadline=None)
+@given(qps=st.integers(1, 4), chunk=st.integers(1, 6), tokens=st.integers(1, 160),
+       nodes=st.sampled_from([2, 3, 4]))
+def test_the_floor_against_a_hand_count(qps, chunk, tokens, nodes):
+    """A pplx-shaped kernel with any queue pairs a peer and tokens a write, uniform routing:
+    tokens x 8 / ep messages to each remote rank (counted by hand), ceil(that / (chunk x qps))
+    atomics on the busiest queue pair, its writes (that / qps messages) at 47 GB/s."""
+    k = dataclasses.replace(exchange_kernel("pplx"), name="pplx-x", qp_per_peer=qps,
+                            qp_chunk=chunk)
+    ep = 8 * nodes
+    r = moe_exchange(_h100(nodes), "deepseek-v3", tokens, ep, kernel=k, **_KW)
+    per_peer = tokens * 8 / ep
+    n = math.ceil(per_peer / (chunk * qps))
+    for ph, nbytes in ((r.dispatch_phase, r.dispatch_bytes), (r.combine_phase, r.combine_bytes)):
+        want = max(ph.network + _TRIP, per_peer * nbytes / qps / _RATE + n * _TRIP)
+        assert ph.queue_pair == pytest.approx(want, rel=1e-9)

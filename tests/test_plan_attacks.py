@@ -350,6 +350,13 @@ def test_a_sequence_holding_a_bool_is_refused_not_read_as_1(sd200):
         with pytest.raises(TypeError, match=named):
             ask()
     assert mem.addresses([0, 1], [0, 0]).tolist() == [mem.address(0), mem.address(1)]
+    # the vectorized queries' one node check the same (a flag was node 1)
+    with pytest.raises(TypeError, match=r"dst\[0\] must be an integer, got dst\[0\]=True"):
+        sd200.router.latency([0, 1], [True, 2])
+    assert sd200.node_indices((0, 1)).tolist() == [0, 1]
+    i = sd200.endpoint_indices
+    with pytest.raises(TypeError, match=r"group\[1\] must be an integer, got group\[1\]=True"):
+        sd200.router.loads_grouped(i[:2], i[-2:], 1000.0, [0, True], 2)
 
 
 def test_translate_many_refuses_bool_and_float_arrays(sd200):

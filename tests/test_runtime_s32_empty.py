@@ -104,3 +104,23 @@ def test_a_traffic_matrix_of_the_wrong_kind_is_named(matrix, kind):
         cost(f, "all-to-allv", [[1.0] * 8] * 7 + [[1.0] * 7], runtime="ideal")
     ints = cost(f, "all-to-allv", np.full((8, 8), 1024, dtype=object), runtime="ideal")
     assert ints.time == cost(f, "all-to-allv", np.full((8, 8), 1024.0), runtime="ideal").time
+
+
+@pytest.mark.parametrize("matrix, error, text", [
+    (np.ones((4, 4), dtype=bool), TypeError, "got booleans"),   # was 1 byte a pair
+    (np.full((4, 4), 1 + 1j), TypeError, "got complex numbers"),  # was the real part
+    ([["a"] * 4] * 4, TypeError, "got text"),
+    (np.ones((3, 3)), ValueError, r"got an array of shape \(3, 3\)"),
+    (np.full((4, 4), -1.0), ValueError, r"not finite byte counts >= 0 \(\[0, 0\] = -1.0\)"),
+])
+def test_every_reader_of_a_traffic_matrix_checks_it_one_way(matrix, error, text):
+    # one check (analysis._traffic.traffic_values) for cost's all-to-allv, schedule(traffic=),
+    # throughput and link_loads: three of them read a bool or complex matrix silently
+    from analysis import link_loads, schedule, throughput
+
+    f = built("torus:2x2")
+    for call in (lambda: cost(f, "all-to-allv", matrix, runtime="ideal"),
+                 lambda: schedule("all-to-allv", "pairwise", 4, traffic=matrix),
+                 lambda: throughput(f, matrix), lambda: link_loads(f, matrix)):
+        with pytest.raises(error, match=text):
+            call()
