@@ -112,6 +112,10 @@ def test_a_traffic_matrix_of_the_wrong_kind_is_named(matrix, kind):
     ([["a"] * 4] * 4, TypeError, "got text"),
     (np.ones((3, 3)), ValueError, r"got an array of shape \(3, 3\)"),
     (np.full((4, 4), -1.0), ValueError, r"not finite byte counts >= 0 \(\[0, 0\] = -1.0\)"),
+    # one bool among numbers in a nested list (numpy coerces it to 1 before a dtype check):
+    # fabric._arrays.number_array names it by position
+    ([[1.0] * 4] * 3 + [[1.0, 1.0, True, 1.0]], TypeError,
+     r"\[3\]\[2\] must be a number, got \w+\[3\]\[2\]=True \(a bool\)"),
 ])
 def test_every_reader_of_a_traffic_matrix_checks_it_one_way(matrix, error, text):
     # one check (analysis._traffic.traffic_values) for cost's all-to-allv, schedule(traffic=),
