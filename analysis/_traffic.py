@@ -35,7 +35,15 @@ import numpy as np
 
 from fabric import NodeError, SpecError
 from fabric._arrays import number_array
-from fabric._units import check_count, check_fraction, check_number, is_bool, is_int, is_real
+from fabric._units import (
+    check_count,
+    check_fraction,
+    check_number,
+    is_bool,
+    is_finite,
+    is_int,
+    is_real,
+)
 
 __all__ = ["TRAFFIC", "LinkLoads", "TrafficMatrix", "link_loads",
            "traffic"]
@@ -63,6 +71,20 @@ class TrafficMatrix:
     n: int
     data: np.ndarray = None
     fill: float = 0.0
+
+    def __post_init__(self):
+        # checked as every other reader of a traffic matrix checks one (traffic_values): a
+        # bool array was read as 1-byte pairs, a wrong shape failed later with an IndexError
+        check_count(self.n, "n", 1)
+        if self.data is not None:
+            object.__setattr__(self, "data", traffic_values(
+                self.data, self.n, f"data must be a traffic matrix ({self.n} x {self.n} bytes)",
+                "data", copy=False))
+        elif not is_real(self.fill):
+            raise TypeError(f"fill must be a byte count (a number), got {self.fill!r:.60} "
+                            f"(a {type(self.fill).__name__})")
+        elif not (is_finite(self.fill) and self.fill >= 0):
+            raise SpecError(f"fill must be a finite byte count >= 0, got {self.fill!r:.60}")
 
     @property
     def shape(self):
@@ -102,12 +124,13 @@ class TrafficMatrix:
         return float(self.sent.sum())
 
 
-def traffic_values(matrix, n, what, name):
+def traffic_values(matrix, n, what, name, copy=True):
     """``matrix``, a traffic matrix given as numbers (bytes from rank ``i`` to rank ``j``), as a
     new ``n x n`` array of floats: the one check of such a matrix, for :func:`link_loads`,
     :func:`analysis.throughput`, :func:`analysis.schedule` and :func:`analysis.cost`'s
     all-to-allv. ``what`` leads every message (it names the argument and its shape), each
-    followed by ", got ..."; ``name`` is the argument's name, for an entry named by position.
+    followed by ", got ..."; ``name`` is the argument's name, for an entry named by position;
+    ``copy=False`` returns a float ndarray given as it is (no second n x n array).
 
     Numbers only (ints, floats, and Python numbers held as objects such as Fractions):
     booleans (numpy reads them as 1-byte pairs; one among numbers in a sequence too:
@@ -136,7 +159,7 @@ def traffic_values(matrix, n, what, name):
         kind = {"b": "booleans", "c": "complex numbers", "U": "text", "S": "text"}.get(
             M.dtype.kind, "values that are not numbers")
         raise TypeError(f"{what}, got {kind}: {matrix!r:.60}")
-    M = M.astype(float)         # a new array: callers may write into it
+    M = M.astype(float, copy=copy)      # a new array unless asked: callers may write into it
     if M.shape != (n, n):
         raise SpecError(f"{what}, got an array of shape {M.shape}")
     bad = ~np.isfinite(M) | (M < 0)

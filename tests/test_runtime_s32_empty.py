@@ -128,3 +128,23 @@ def test_every_reader_of_a_traffic_matrix_checks_it_one_way(matrix, error, text)
                  lambda: throughput(f, matrix), lambda: link_loads(f, matrix)):
         with pytest.raises(error, match=text):
             call()
+
+
+def test_a_traffic_matrix_object_checks_what_it_holds():
+    # TrafficMatrix (public) took any data: a bool array was read as 1-byte pairs by
+    # link_loads and throughput, a wrong shape failed later with an IndexError
+    from analysis import TrafficMatrix
+
+    with pytest.raises(TypeError, match=r"^data must be a traffic matrix \(4 x 4 bytes\), got "
+                                        r"booleans"):
+        TrafficMatrix("x", 4, data=np.ones((4, 4), dtype=bool))
+    with pytest.raises(ValueError, match=r"got an array of shape \(3, 3\)"):
+        TrafficMatrix("x", 4, data=np.ones((3, 3)))
+    with pytest.raises(TypeError, match="fill must be a byte count"):
+        TrafficMatrix("x", 4, fill=True)
+    with pytest.raises(ValueError, match="fill must be a finite byte count >= 0, got -1.0"):
+        TrafficMatrix("x", 4, fill=-1.0)
+    with pytest.raises(ValueError, match="n must be an integer >= 1, got n=0"):
+        TrafficMatrix("x", 0, fill=1.0)
+    data = np.full((4, 4), 2.0)
+    assert TrafficMatrix("x", 4, data=data).data is data        # no copy of a float array
