@@ -778,7 +778,8 @@ def _traffic_arg(op, nbytes, p):
     # before the total: a matrix of the wrong shape and no bytes was divided by 0, and an
     # all-negative matrix divided by its (negative) total would pass for a valid one
     return traffic_values(nbytes, p,
-                          f"all-to-allv takes a traffic matrix (bytes, {p} x {p}) as nbytes")
+                          f"all-to-allv takes a traffic matrix (bytes, {p} x {p}) as nbytes",
+                          "nbytes")
 
 
 def _traffic_total(M):

@@ -1291,16 +1291,20 @@ def parse_layout(layout, n_chips):
     dp = values.get("dp")
     ep = values.get("ep")
     etp = values.get("etp", 1)
+    derived = ""
     if dp is None:
         base = ep * etp if ep is not None else n_chips
         if base % tp:
             what = f"ep={ep}" if ep is not None else f"the {n_chips} chips"
             raise SpecError(f"layout: tp={tp} does not divide {what}; give dp explicitly")
         dp = base // tp
+        # a dp the text did not give is named as derived ('tp=8,ep=8,etp=8' read "got dp=8")
+        derived = (f" (not given: ep x etp / tp = {ep} x {etp} / {tp})" if ep is not None
+                   else f" (not given: the {n_chips} chips / tp)")
     if etp > 1 and (tp % etp or dp != 1):
         raise SpecError(f"layout: etp={etp} (experts split over ranks) is offered with "
                         f"dp = 1 and etp dividing tp: etp = tp (plain tensor parallelism) or "
-                        f"1 < etp < tp (mixed, experts etp x ep), got tp={tp}, dp={dp}")
+                        f"1 < etp < tp (mixed, experts etp x ep), got tp={tp}, dp={dp}{derived}")
     if ep is None:
         ep = tp * dp // etp
     if ep * etp != tp * dp:

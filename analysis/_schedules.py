@@ -802,7 +802,7 @@ def _traffic(traffic, p):
     if traffic is None:
         raise ValueError("all-to-allv needs a traffic matrix (bytes, rank x rank)")
     M = traffic_values(traffic, p, f"traffic must be an all-to-allv traffic matrix ({p} x {p} "
-                                   "bytes)")
+                                   "bytes)", "traffic")
     off = M.copy()
     np.fill_diagonal(off, 0.0)
     if off.sum() <= 0:

@@ -99,7 +99,8 @@ def _as_matrix(fabric, matrix):
             raise ValueError(f"traffic is for {matrix.n} ranks, {fabric.name} has {n}")
         return matrix.dense()
     M = traffic_values(matrix, n,
-                       f"matrix must be a traffic matrix ({n} x {n} bytes for {fabric.name})")
+                       f"matrix must be a traffic matrix ({n} x {n} bytes for {fabric.name})",
+                       "matrix")
     np.fill_diagonal(M, 0.0)
     return M
 

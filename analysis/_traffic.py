@@ -34,7 +34,16 @@ import math
 import numpy as np
 
 from fabric import NodeError, SpecError
-from fabric._units import check_count, check_fraction, check_number, is_bool, is_int, is_real
+from fabric._arrays import number_array
+from fabric._units import (
+    check_count,
+    check_fraction,
+    check_number,
+    is_bool,
+    is_finite,
+    is_int,
+    is_real,
+)
 
 __all__ = ["TRAFFIC", "LinkLoads", "TrafficMatrix", "link_loads",
            "traffic"]
@@ -62,6 +71,20 @@ class TrafficMatrix:
     n: int
     data: np.ndarray = None
     fill: float = 0.0
+
+    def __post_init__(self):
+        # checked as every other reader of a traffic matrix checks one (traffic_values): a
+        # bool array was read as 1-byte pairs, a wrong shape failed later with an IndexError
+        check_count(self.n, "n", 1)
+        if self.data is not None:
+            object.__setattr__(self, "data", traffic_values(
+                self.data, self.n, f"data must be a traffic matrix ({self.n} x {self.n} bytes)",
+                "data", copy=False))
+        elif not is_real(self.fill):
+            raise TypeError(f"fill must be a byte count (a number), got {self.fill!r:.60} "
+                            f"(a {type(self.fill).__name__})")
+        elif not (is_finite(self.fill) and self.fill >= 0):
+            raise SpecError(f"fill must be a finite byte count >= 0, got {self.fill!r:.60}")
 
     @property
     def shape(self):
@@ -101,27 +124,33 @@ class TrafficMatrix:
         return float(self.sent.sum())
 
 
-def traffic_values(matrix, n, what):
+def traffic_values(matrix, n, what, name, copy=True):
     """``matrix``, a traffic matrix given as numbers (bytes from rank ``i`` to rank ``j``), as a
     new ``n x n`` array of floats: the one check of such a matrix, for :func:`link_loads`,
     :func:`analysis.throughput`, :func:`analysis.schedule` and :func:`analysis.cost`'s
     all-to-allv. ``what`` leads every message (it names the argument and its shape), each
-    followed by ", got ...".
+    followed by ", got ..."; ``name`` is the argument's name, for an entry named by position;
+    ``copy=False`` returns a float ndarray given as it is (no second n x n array).
 
     Numbers only (ints, floats, and Python numbers held as objects such as Fractions):
-    booleans (numpy reads them as 1-byte pairs), complex numbers (numpy keeps the real part),
-    text and other objects are a TypeError; rows of different lengths, another shape, and an
-    entry that is not a finite byte count >= 0 a SpecError (a ValueError).
+    booleans (numpy reads them as 1-byte pairs; one among numbers in a sequence too:
+    :func:`fabric._arrays.number_array`), complex numbers (numpy keeps the real part), text
+    and other objects are a TypeError; rows of different lengths, another shape, and an entry
+    that is not a finite byte count >= 0 a SpecError (a ValueError).
 
-    >>> traffic_values([[0, 1], [2, 0]], 2, "traffic matrix (2 x 2)").tolist()
+    >>> traffic_values([[0, 1], [2, 0]], 2, "traffic matrix (2 x 2)", "matrix").tolist()
     [[0.0, 1.0], [2.0, 0.0]]
-    >>> traffic_values([[True, False], [False, True]], 2, "traffic matrix (2 x 2)")
+    >>> traffic_values([[True, False], [False, True]], 2, "traffic matrix (2 x 2)", "matrix")
     Traceback (most recent call last):
     ...
     TypeError: traffic matrix (2 x 2), got booleans: [[True, False], [False, True]]
+    >>> traffic_values([[0, 1], [True, 0]], 2, "traffic matrix (2 x 2)", "matrix")
+    Traceback (most recent call last):
+    ...
+    TypeError: matrix[1][0] must be an integer, got matrix[1][0]=True (a bool)
     """
     try:
-        M = np.asarray(matrix)
+        M = number_array(matrix, name)
     except ValueError as e:     # numpy refuses rows of different lengths
         raise SpecError(f"{what}, got rows of different lengths") from e
     if M.dtype.kind == "O" and all(map(is_real, M.flat)):
@@ -130,7 +159,7 @@ def traffic_values(matrix, n, what):
         kind = {"b": "booleans", "c": "complex numbers", "U": "text", "S": "text"}.get(
             M.dtype.kind, "values that are not numbers")
         raise TypeError(f"{what}, got {kind}: {matrix!r:.60}")
-    M = M.astype(float)         # a new array: callers may write into it
+    M = M.astype(float, copy=copy)      # a new array unless asked: callers may write into it
     if M.shape != (n, n):
         raise SpecError(f"{what}, got an array of shape {M.shape}")
     bad = ~np.isfinite(M) | (M < 0)
@@ -369,7 +398,8 @@ def link_loads(fabric, matrix):
     n = fabric.n_endpoints
     if not isinstance(matrix, TrafficMatrix):
         arr = traffic_values(matrix, n,
-                             f"matrix must be a traffic matrix ({n} x {n} bytes for {fabric.name})")
+                             f"matrix must be a traffic matrix ({n} x {n} bytes for {fabric.name})",
+                             "matrix")
         matrix = TrafficMatrix("matrix", n, data=arr)
     elif matrix.n != n:
         raise SpecError(f"traffic {matrix.name!r} is for {matrix.n} ranks, {fabric.name} has {n}")

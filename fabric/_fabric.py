@@ -26,6 +26,7 @@ from ._arrays import number_array
 from ._chips import ChipSpec, chip_spec
 from ._errors import GraphError, NodeError
 from ._failures import Failures
+from ._params import Parameter
 from ._schema import default_endpoints, validate_graph
 from ._structure import Clos, Dragonfly, Grid, Switched
 from ._units import is_int, is_numeral, items_of, name_list, show_value
@@ -54,9 +55,12 @@ def _frozen_mapping(mapping):
     return types.MappingProxyType(dict(mapping))
 
 
-def _check_domains(domains):
+def _check_domains(domains, graph=None):
     """``domains`` as ``{name: tuple of chips}``; :class:`GraphError` unless every host domain
-    is named by a non-empty string and holds a sequence of at least one chip.
+    is named by a non-empty string and holds a sequence of at least one chip, each a node of
+    ``graph`` (when given) in no other domain. Every Fabric asks it of its graph, so
+    ``fabric.replace(domains=...)`` cannot name a node the graph lacks (it gave
+    ``host_of['nope']`` and left every real chip homeless, checked without a word).
 
     A domain is looked up by name (host domains, grants, a region's owner): one named 5 or
     NaN would be checked clean and then found by no lookup. Its DRAM is reached through its
@@ -80,6 +84,13 @@ def _check_domains(domains):
         if not out[h]:
             raise GraphError(f"host domain {h!r} holds no chip (its DRAM is reached through "
                              "its chips)")
+    if graph is not None:
+        listed = [n for chips in out.values() for n in chips]
+        unknown = [n for n in listed if n not in graph]
+        if unknown:
+            raise GraphError(f"domains name nodes not in the graph: {unknown[:5]!r}")
+        if len(listed) != len(set(listed)):
+            raise GraphError("a chip is listed in more than one host domain")
     return out
 
 
@@ -176,9 +187,19 @@ class Fabric:
             if not isinstance(self.address_plan, AddressPlan):  # {} read as the default plan
                 raise TypeError(f"address_plan must be an AddressPlan or None, got "
                                 f"{show_value(self.address_plan)}")
+        # the labels and records a replace() may be handed (from_graph's are checked too)
+        if not isinstance(self.name, str):
+            raise TypeError(f"name must be a str, got {show_value(self.name)}")
+        if not isinstance(self.params, Mapping):
+            raise TypeError(f"params must be a mapping of labels, got {show_value(self.params)}")
         object.__setattr__(self, "params", _frozen_mapping(self.params))
-        object.__setattr__(self, "domains", _frozen_mapping(_check_domains(self.domains)))
-        object.__setattr__(self, "assumptions", tuple(self.assumptions))
+        object.__setattr__(self, "domains",
+                           _frozen_mapping(_check_domains(self.domains, self.graph)))
+        assumptions = items_of(self.assumptions)
+        if assumptions is None or not all(isinstance(a, Parameter) for a in assumptions):
+            raise TypeError(f"assumptions must be a sequence of fabric.Parameter, got "
+                            f"{show_value(self.assumptions)}")
+        object.__setattr__(self, "assumptions", tuple(assumptions))
         if self.chip is not None:
             object.__setattr__(self, "chip", chip_spec(self.chip))
         if not nx.is_frozen(self.graph):
@@ -228,13 +249,7 @@ class Fabric:
                 grouped.setdefault(H.nodes[n].get("host", "default"), []).append(n)
             domains = grouped
         else:
-            domains = _check_domains(domains)
-            listed = [n for chips in domains.values() for n in chips]
-            unknown = [n for n in listed if n not in H]
-            if unknown:
-                raise GraphError(f"domains name nodes not in the graph: {unknown[:5]!r}")
-            if len(listed) != len(set(listed)):
-                raise GraphError("a chip is listed in more than one host domain")
+            domains = _check_domains(domains, H)
         nx.freeze(H)
         return cls(H, endpoints, name=name, family=family, params=params or {},
                    domains=domains, chip=chip, assumptions=assumptions, structure=structure)

@@ -112,6 +112,10 @@ def test_a_traffic_matrix_of_the_wrong_kind_is_named(matrix, kind):
     ([["a"] * 4] * 4, TypeError, "got text"),
     (np.ones((3, 3)), ValueError, r"got an array of shape \(3, 3\)"),
     (np.full((4, 4), -1.0), ValueError, r"not finite byte counts >= 0 \(\[0, 0\] = -1.0\)"),
+    # one bool among numbers in a nested list (numpy coerces it to 1 before a dtype check):
+    # fabric._arrays.number_array names it by position
+    ([[1.0] * 4] * 3 + [[1.0, 1.0, True, 1.0]], TypeError,
+     r"\[3\]\[2\] must be a number, got \w+\[3\]\[2\]=True \(a bool\)"),
 ])
 def test_every_reader_of_a_traffic_matrix_checks_it_one_way(matrix, error, text):
     # one check (analysis._traffic.traffic_values) for cost's all-to-allv, schedule(traffic=),
@@ -124,3 +128,23 @@ def test_every_reader_of_a_traffic_matrix_checks_it_one_way(matrix, error, text)
                  lambda: throughput(f, matrix), lambda: link_loads(f, matrix)):
         with pytest.raises(error, match=text):
             call()
+
+
+def test_a_traffic_matrix_object_checks_what_it_holds():
+    # TrafficMatrix (public) took any data: a bool array was read as 1-byte pairs by
+    # link_loads and throughput, a wrong shape failed later with an IndexError
+    from analysis import TrafficMatrix
+
+    with pytest.raises(TypeError, match=r"^data must be a traffic matrix \(4 x 4 bytes\), got "
+                                        r"booleans"):
+        TrafficMatrix("x", 4, data=np.ones((4, 4), dtype=bool))
+    with pytest.raises(ValueError, match=r"got an array of shape \(3, 3\)"):
+        TrafficMatrix("x", 4, data=np.ones((3, 3)))
+    with pytest.raises(TypeError, match="fill must be a byte count"):
+        TrafficMatrix("x", 4, fill=True)
+    with pytest.raises(ValueError, match="fill must be a finite byte count >= 0, got -1.0"):
+        TrafficMatrix("x", 4, fill=-1.0)
+    with pytest.raises(ValueError, match="n must be an integer >= 1, got n=0"):
+        TrafficMatrix("x", 0, fill=1.0)
+    data = np.full((4, 4), 2.0)
+    assert TrafficMatrix("x", 4, data=data).data is data        # no copy of a float array
