@@ -124,7 +124,7 @@ from dataclasses import dataclass
 
 from fabric import MATH_FORMATS, Parameter, SpecError
 from fabric._system import read_text, read_toml
-from fabric._units import check_count, flag_of, is_finite, is_real
+from fabric._units import check_count, error_for, flag_of, is_finite, is_real
 
 __all__ = ["GQA", "INDEX_KEY_BYTES", "MLA", "MODELS", "UNQUANTIZED_PARTS", "WEIGHT_FORMATS",
            "MoEModel", "WeightFormat", "load_model_toml", "model_config"]
@@ -216,8 +216,8 @@ class WeightFormat:
             v = getattr(self, f)
             if not is_finite(v) or (v <= lo if lo is not None else v < 0):
                 rule = "> 0" if lo is not None else ">= 0"
-                raise SpecError(f"weight format {self.name!r}: {f} must be a finite number "
-                                f"{rule}, got {v!r}")
+                raise error_for(v)(f"weight format {self.name!r}: {f} must be a finite number "
+                                   f"{rule}, got {v!r}")
             object.__setattr__(self, f, float(v))     # np.float16 would compute as one
         object.__setattr__(self, "group", check_count(
             self.group, "group", 1, f"an integer >= 1 (weight format {self.name!r})"))

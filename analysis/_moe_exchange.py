@@ -246,6 +246,7 @@ from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
 from fabric._units import (
     check_count,
+    error_for,
     flag_of,
     is_bool,
     is_finite,
@@ -986,7 +987,7 @@ class MoEExchange:
 
 def _token_bytes(value, hidden, name):
     if not (is_finite(value) and value > 0):
-        raise SpecError(f"{name} must be a number of bytes > 0, got {name}={value!r}")
+        raise error_for(value)(f"{name} must be a number of bytes > 0, got {name}={value!r}")
     return float(value) * hidden if value <= _MAX_ELEMENT_BYTES else float(value)
 
 
@@ -1423,7 +1424,8 @@ def _collective_phase(fabric, ranks, pair, runtime, transport, collective):
 
 def check_background(nic_background):
     """``nic_background`` (bytes/s into each EP rank's NIC from outside the exchange) as a
-    float if it is a finite real number >= 0, else a SpecError naming it: the one check of
+    float if it is a finite real number >= 0, else an error naming it (a TypeError for what
+    is no number, STYLE's rule; a SpecError for nan, inf or a negative rate): the one check of
     :func:`moe_exchange`'s and :func:`analysis.decode_step`'s ``nic_background``.
 
     >>> check_background(25e9)
@@ -1431,10 +1433,11 @@ def check_background(nic_background):
     >>> check_background(True)
     Traceback (most recent call last):
     ...
-    fabric.SpecError: nic_background must be bytes/s >= 0, got True
+    TypeError: nic_background must be bytes/s >= 0, got True
     """
     if not (is_finite(nic_background) and nic_background >= 0):
-        raise SpecError(f"nic_background must be bytes/s >= 0, got {nic_background!r}")
+        raise error_for(nic_background)(f"nic_background must be bytes/s >= 0, got "
+                                        f"{nic_background!r}")
     return float(nic_background)
 
 
@@ -1754,7 +1757,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         gap = analysis.GRAPH_KERNEL_OVERHEAD.value
         params = params + (analysis.GRAPH_KERNEL_OVERHEAD,)
     elif not (is_finite(kernel_gap) and kernel_gap >= 0):
-        raise SpecError(f"kernel_gap must be seconds >= 0, got {kernel_gap!r}")
+        raise error_for(kernel_gap)(f"kernel_gap must be seconds >= 0, got {kernel_gap!r}")
     else:
         gap = float(kernel_gap)
     gaps_d = max(kern.kernels[0] - 1, 0) * gap

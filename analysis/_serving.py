@@ -122,6 +122,7 @@ from fabric._units import (
     check_count,
     check_fraction,
     check_number,
+    error_for,
     flag_of,
     is_int,
     is_real,
@@ -2870,8 +2871,8 @@ def pareto_front(points, x="tokens_per_s_user", y="tokens_per_s_gpu"):
         for key in (x, y):
             v = get(p, key)
             if not is_real(v) or math.isnan(v):
-                raise SpecError(f"pareto_front: every point's {key} must be a number (not "
-                                f"nan), got {v!r}")
+                raise error_for(v)(f"pareto_front: every point's {key} must be a number (not "
+                                   f"nan), got {v!r}")
     order = sorted(range(len(points)), key=lambda i: (-get(points[i], x), -get(points[i], y),
                                                        i))
     front, best_y = [], -math.inf

@@ -102,7 +102,7 @@ from dataclasses import dataclass
 
 from ._errors import SpecError
 from ._params import Parameter
-from ._units import GB, TB, GiB, check_count, is_finite, items_of
+from ._units import GB, TB, GiB, check_count, error_for, is_finite, items_of
 
 __all__ = ["CHIPS", "GENERATIONS", "MATH_FORMATS", "ChipSpec", "chip_spec"]
 
@@ -176,8 +176,8 @@ class ChipSpec:
                             ("reduce_rate", "B/s")):
             v = getattr(self, field)
             if not (is_finite(v) and v > 0):
-                raise SpecError(f"chip {self.name!r}: {field} must be a positive finite {unit}, "
-                                f"got {v!r}")
+                raise error_for(v)(f"chip {self.name!r}: {field} must be a positive finite "
+                                   f"{unit}, got {v!r}")
             object.__setattr__(self, field, float(v))
         pairs = items_of(self.tensor_flops.items() if isinstance(self.tensor_flops, dict)
                          else self.tensor_flops)
@@ -192,8 +192,8 @@ class ChipSpec:
                 raise SpecError(f"chip {self.name!r}: tensor_flops format must be one of "
                                 f"{MATH_FORMATS}, got {fmt!r}")
             if not (is_finite(v) and v > 0):
-                raise SpecError(f"chip {self.name!r}: tensor_flops[{fmt!r}] must be a "
-                                f"positive finite FLOP/s, got {v!r}")
+                raise error_for(v)(f"chip {self.name!r}: tensor_flops[{fmt!r}] must be a "
+                                   f"positive finite FLOP/s, got {v!r}")
             flops[fmt] = float(v)       # a numpy float or a Fraction: the float it equals
         if flops.get("bf16", self.peak_flops) != self.peak_flops:
             raise SpecError(f"chip {self.name!r}: tensor_flops['bf16']={flops['bf16']!r} "

@@ -11,7 +11,9 @@ an address, offset, rank, interleave position or ways of the wrong kind
 (``mem.address(0, 1.0)``, ``amap.lookup(2.5)``, a float array) is a TypeError, one out of
 range their domain's error (AddressMapError, NodeError for a rank, TranslationError for a
 host-local address). A choice from a set (interleave ways, a runtime's split rule) the same:
-4.0 is a TypeError, 5 the domain's error. Text from
+4.0 is a TypeError, 5 the domain's error. The models' numbers likewise
+(``fabric._units.check_number`` / ``check_fraction``: ``skew='1'`` or ``True`` is a TypeError,
+``skew=-1`` or nan a SpecError). Text from
 a spec or a file is a value: a spec's ``links=2.5`` or an address ``'0xZZ'`` is a SpecError or
 AddressMapError, and the file readers name a TypeError of a field as a SpecError with the
 path, so the CLI still reports bad input on one line.

@@ -216,7 +216,7 @@ from ._errors import SpecError
 from ._params import Parameter
 from ._runtime import runtime
 from ._tech import link_tech
-from ._units import check_count, flag_of, is_bool, is_finite, is_int, is_real, items_of
+from ._units import check_count, error_for, flag_of, is_bool, is_finite, is_int, is_real, items_of
 
 __all__ = ["EXCHANGE_BLOCK_RATE", "EXCHANGE_KERNELS", "EXCHANGE_LATENCY", "EXCHANGE_NIC_EFFICIENCY",
            "EXCHANGE_SYNC", "ExchangeKernel", "exchange_kernel", "peer_access_latency"]
@@ -1270,7 +1270,7 @@ class ExchangeKernel:
                              "both 0")
         v = self.staging_source_bytes
         if not (is_finite(v) and v >= 0):
-            raise SpecError(f"staging_source_bytes must be bytes per element >= 0, got {v!r}")
+            raise error_for(v)(f"staging_source_bytes must be bytes per element >= 0, got {v!r}")
         if (not isinstance(self.release_fence, tuple) or len(self.release_fence) != 2
                 or any(not is_bool(x) for x in self.release_fence)):
             raise SpecError(f"release_fence must be two bools (dispatch, combine), got "
@@ -1545,7 +1545,7 @@ class ExchangeKernel:
         0
         """
         if not (is_finite(messages) and messages >= 0):
-            raise SpecError(f"messages must be a number >= 0, got {messages!r}")
+            raise error_for(messages)(f"messages must be a number >= 0, got {messages!r}")
         mode = self.qp_signals[phase] if self.qp_signals else ""
         if not mode or messages == 0:
             return 0

@@ -598,13 +598,27 @@ def is_finite(x):
         return False
 
 
+def error_for(value, error=SpecError):
+    """The class of the error that refuses ``value`` where a number goes: a TypeError for what
+    is no real number (:func:`is_real`: a bool, a string, None; STYLE's rule), else ``error``
+    (a number out of range: nan, inf, a negative time). For checks whose own message names
+    the rule (:func:`check_number` is the common one).
+
+    >>> error_for("2"), error_for(float("nan")), error_for(-1, ValueError)
+    (<class 'TypeError'>, <class 'fabric.SpecError'>, <class 'ValueError'>)
+    """
+    return error if is_real(value) else TypeError
+
+
 def check_number(name, value, minimum=0, unit="", *, strict=False, tail=""):
     """``value`` as a float if it is a finite real number (:func:`is_finite`) >= ``minimum``
-    (> with ``strict``), else a SpecError naming it: "``name`` must be a finite number >=
-    ``minimum````unit````tail``". A float, so that a numpy float16 or float32 (or a Fraction)
-    computes as the number it is. The packages' one check of a number (:func:`check_fraction`
-    of one in a range; :func:`check_count` of a count): the decode, serving and speculative
-    models', traffic's.
+    (> with ``strict``), else an error naming it: "``name`` must be a finite number >=
+    ``minimum````unit````tail``", a TypeError for a value of another kind (a bool, a string,
+    None: STYLE's rule, as :func:`check_count`'s; session 32), a SpecError for a number out
+    of range (nan, inf, below ``minimum``). A float, so that a numpy float16 or float32 (or a
+    Fraction) computes as the number it is. The packages' one check of a number
+    (:func:`check_fraction` of one in a range; :func:`check_count` of a count): the decode,
+    serving and speculative models', traffic's.
 
     >>> check_number("launch", 2, unit=" seconds"), check_number("x", 1.5, 1, strict=True)
     (2.0, 1.5)
@@ -612,7 +626,15 @@ def check_number(name, value, minimum=0, unit="", *, strict=False, tail=""):
     Traceback (most recent call last):
     ...
     fabric.SpecError: launch must be a finite number >= 0 seconds, got launch=-1
+    >>> check_number("skew", True)
+    Traceback (most recent call last):
+    ...
+    TypeError: skew must be a finite number >= 0, got skew=True (a bool)
     """
+    if not is_real(value):
+        raise TypeError(f"{name} must be a finite number {'>' if strict else '>='} {minimum}"
+                        f"{unit}{tail}, got {name}={show_value(value)} "
+                        f"(a {type(value).__name__})")
     ok = is_finite(value) and (value > minimum if strict else value >= minimum)
     if not ok:
         raise SpecError(f"{name} must be a finite number {'>' if strict else '>='} {minimum}"
@@ -622,7 +644,9 @@ def check_number(name, value, minimum=0, unit="", *, strict=False, tail=""):
 
 def check_fraction(name, value, lo, hi, lo_open=False, tail=""):
     """``value`` as a float if it is a finite real number in ``[lo, hi]`` (``(lo, hi]`` with
-    ``lo_open``), else a SpecError naming it: "``name`` must be in [lo, hi]``tail``".
+    ``lo_open``), else an error naming it: "``name`` must be in [lo, hi]``tail``", a TypeError
+    for a value of another kind (:func:`check_number`'s rule), a SpecError for a number out
+    of the range.
 
     >>> check_fraction("usable_hbm", 0.9, 0, 1, lo_open=True)
     0.9
@@ -631,9 +655,12 @@ def check_fraction(name, value, lo, hi, lo_open=False, tail=""):
     ...
     fabric.SpecError: usable_hbm must be in (0, 1], got usable_hbm=0
     """
+    bound = f"({lo}, {hi}]" if lo_open else f"[{lo}, {hi}]"
+    if not is_real(value):
+        raise TypeError(f"{name} must be in {bound}{tail}, got {name}={show_value(value)} "
+                        f"(a {type(value).__name__})")
     ok = is_finite(value) and (value > lo if lo_open else value >= lo) and value <= hi
     if not ok:
-        bound = f"({lo}, {hi}]" if lo_open else f"[{lo}, {hi}]"
         raise SpecError(f"{name} must be in {bound}{tail}, got {name}={show_value(value)}")
     return float(value)
 

@@ -126,7 +126,7 @@ def test_prefill_instance_runs_on_the_chips_decode_names(node_without_chip3):
 @pytest.mark.parametrize("name", ["efficiency", "hbm_efficiency"])
 def test_prefill_efficiency_is_not_a_bool(node_without_chip3, name):
     from test_audit_s7_serving import SMALL
-    with pytest.raises(SpecError, match=f"{name} must be in \\(0, 1\\], got {name}=True"):
+    with pytest.raises(TypeError, match=f"{name} must be in \\(0, 1\\], got {name}=True"):
         analysis.prefill_time(SMALL, node_without_chip3, isl=64, layout="tp=4,dp=1",
                               **{name: True})
 

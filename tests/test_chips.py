@@ -157,7 +157,7 @@ def test_tensor_flops_are_checked():
         ChipSpec(*base, (("fp6", 6.0),))
     with pytest.raises(SpecError, match="positive finite"):
         ChipSpec(*base, (("fp8", 0.0),))
-    with pytest.raises(SpecError, match="positive finite"):
+    with pytest.raises(TypeError, match="positive finite"):      # a wrong kind (s32)
         ChipSpec(*base, (("fp8", True),))
     with pytest.raises(SpecError, match="disagrees with peak_flops"):
         ChipSpec(*base, (("bf16", 4.0),))

@@ -11,6 +11,7 @@ import pytest
 import analysis
 import topologies
 from fabric import SpecError
+from fabric._units import is_real
 
 
 @pytest.mark.parametrize("name, bad", [
@@ -21,8 +22,10 @@ from fabric import SpecError
 ])
 def test_expert_activation_names_a_bad_input(name, bad):
     kw = {"experts": 256, "k": 8, "tokens": 16, "skew": 0.0, name: bad}
-    # a count (experts, k) of the wrong kind is a TypeError (lead, session 31)
-    error = TypeError if name in ("experts", "k") and bad in (2.5, 1.5, True) else SpecError
+    # a count (experts, k) of the wrong kind is a TypeError (lead, session 31), a number
+    # (skew, tokens) too (session 32)
+    error = TypeError if (name in ("experts", "k") and bad in (2.5, 1.5, True)) or (
+        name in ("skew", "tokens") and not is_real(bad)) else SpecError
     with pytest.raises(error, match=f"^{name} must be|^experts=.*array"):
         analysis.expert_activation(**kw)
     with pytest.raises(error, match=f"^{name} must be|^experts=.*array"):
@@ -40,5 +43,5 @@ def test_numpy_numbers_route_as_plain_ones():
 @pytest.mark.parametrize("bad", [True, np.bool_(True), math.nan, -1.0, math.inf, "0.5"])
 def test_decode_step_names_a_bad_skew(bad):
     f = topologies.build("hgx-h200")
-    with pytest.raises(SpecError, match="skew must be"):
+    with pytest.raises(SpecError if is_real(bad) else TypeError, match="skew must be"):
         analysis.decode_step("deepseek-r1", f, batch=8, context=1024, layout="tp=8", skew=bad)

@@ -34,6 +34,7 @@ from fabric import (
     runtime,
     transport,
 )
+from fabric._units import is_real
 
 # -- published rows: tests/fidelity_moe.py expresses them for tests/test_fidelity.py ----------
 
@@ -1377,7 +1378,8 @@ def test_staging_source_bytes_is_validated_and_sourced():
     assert p.value == 2 and p.unit == "B" and "use_low_precision" in p.source
     assert "no scale" in p.source
     for bad in (-1, True, "2", float("nan"), float("inf")):
-        with pytest.raises(ValueError, match="staging_source_bytes"):
+        # a wrong kind is a TypeError (STYLE's rule, session 32)
+        with pytest.raises(ValueError if is_real(bad) else TypeError, match="staging_source_bytes"):
             dataclasses.replace(k, staging_source_bytes=bad)
     # without the staging pass there is nothing to cast: the figure is unused, not listed
     bare = dataclasses.replace(k, staging_copy=False)
@@ -1453,7 +1455,8 @@ def test_dispatch_payloads_are_copied_one_after_the_other(parts, tokens):
 
 @pytest.mark.parametrize("bad", [(), [], (1, 0), (1, -2), (1, float("nan")), (True,), ("1",)])
 def test_bad_dispatch_payloads_refused(bad):
-    with pytest.raises(SpecError, match="dispatch_bytes"):
+    error = SpecError if all(map(is_real, bad)) else TypeError      # a wrong kind (s32)
+    with pytest.raises(error, match="dispatch_bytes"):
         moe_exchange(fidelity_moe.nvl72(), "deepseek-v3", 4, 8, kernel="one-sided",
                      dispatch_bytes=bad, combine_bytes=2)
 
@@ -1780,7 +1783,7 @@ def test_background_leaves_a_domain_alone_and_bad_input_refused():
         moe_exchange(f, "deepseek-v3", 128, 8, **kw)
     g = topologies.rail_optimized(2, 4, scaleup_links=8, chip="h100")
     for bad in (-1.0, float("nan"), float("inf"), True, "5e9", None):
-        with pytest.raises(SpecError, match="nic_background must be bytes/s >= 0"):
+        with pytest.raises(SpecError if is_real(bad) else TypeError, match="nic_background must be bytes/s >= 0"):
             moe_exchange(g, "deepseek-v3", 128, 8, **kw, nic_background=bad)
     with pytest.raises(SpecError, match="collectives model"):
         moe_exchange(g, "deepseek-v3", 128, 8, kernel="all-to-allv", dispatch_bytes=1,
@@ -1837,7 +1840,7 @@ def test_decode_step_background_needs_an_exchange_kernel():
     with pytest.raises(SpecError, match="collectives model"):
         analysis.decode_step("deepseek-v3", f, **kw, ep_kernel="all-to-allv", nic_background=1e9)
     for bad in (-1, float("nan"), True, "1e9"):
-        with pytest.raises(SpecError, match="nic_background must be bytes/s >= 0"):
+        with pytest.raises(SpecError if is_real(bad) else TypeError, match="nic_background must be bytes/s >= 0"):
             analysis.decode_step("deepseek-v3", f, **kw, ep_kernel="deepep-low-latency",
                                  nic_background=bad)
     one = {"batch": 8, "context": 1000, "layout": "tp=8,etp=8"}      # experts split, no exchange

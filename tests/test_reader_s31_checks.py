@@ -29,14 +29,14 @@ from fabric._chips import ChipSpec
 
 
 @pytest.mark.parametrize("field, value, error, match", [
-    ("nic_tx", True, SpecError, "nic_tx must be a finite time"),
-    ("completion", np.True_, SpecError, "completion must be a finite time"),
+    ("nic_tx", True, TypeError, "nic_tx must be a finite time"),    # a number's kind (s32)
+    ("completion", np.True_, TypeError, "completion must be a finite time"),
     ("max_payload", True, TypeError, "max_payload must be a positive int"),   # a count's kind
     ("max_payload", 0, SpecError, "max_payload must be a positive int"),
     ("header", True, TypeError, "header must be an int of bytes"),
-    ("copy_bandwidth", True, SpecError, "copy_bandwidth must be a finite number > 0"),
+    ("copy_bandwidth", True, TypeError, "copy_bandwidth must be a finite number > 0"),
     ("copy_bandwidth", float("inf"), SpecError, "copy_bandwidth must be a finite number > 0"),
-    ("copy_bandwidth", "25GB/s", SpecError, "copy_bandwidth must be a finite number > 0"),
+    ("copy_bandwidth", "25GB/s", TypeError, "copy_bandwidth must be a finite number > 0"),
 ])
 def test_a_transport_refuses_a_bool_as_a_time_or_a_count(field, value, error, match):
     with pytest.raises(error, match=match):
@@ -72,8 +72,9 @@ def test_a_chip_refuses_figures_of_the_wrong_kind_or_out_of_range(index, bad):
     figures = ["x", 1, 2.0, 3.0, 1.0, "test"]
     figures[index] = bad                 # were stored as given: '80GB' failed in a model
     field = ("hbm_bytes", "hbm_bandwidth", "peak_flops", "reduce_rate")[index - 1]
-    # hbm_bytes is a count: of the wrong kind a TypeError (check_count, session 31)
-    error = TypeError if bad == "80GB" else SpecError
+    # of the wrong kind a TypeError: hbm_bytes a count (check_count, session 31), the rest
+    # numbers (session 32)
+    error = TypeError if bad in ("80GB", True) else SpecError
     with pytest.raises(error, match=f"{field} must be .*chip 'x'|chip 'x': {field} must be"):
         ChipSpec(*figures)
 

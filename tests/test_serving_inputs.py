@@ -12,6 +12,7 @@ import topologies
 from analysis import decode_step, serving_frontier, serving_point, single_user_speed
 from analysis._cli import main
 from fabric import SpecError
+from fabric._units import is_real
 
 B200_NODE = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
 NO_SPEC = ((0, 0.0),)
@@ -121,9 +122,10 @@ def test_cli_serve_takes_link_failures(capsys):
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), -0.1, True, "0.1"])
 def test_a_bad_draft_cost_is_refused(node, bad):
     kw = {"isl": 256, "osl": 64, "layout": "tp=8", "batch": 1}
-    with pytest.raises(SpecError, match="draft_cost must be a finite number >= 0"):
+    error = SpecError if is_real(bad) else TypeError        # a wrong kind (s32)
+    with pytest.raises(error, match="draft_cost must be a finite number >= 0"):
         serving_point("deepseek-v3", node, draft_length=2, draft_cost=bad, **kw)
-    with pytest.raises(SpecError, match="draft_cost must be a finite number >= 0"):
+    with pytest.raises(error, match="draft_cost must be a finite number >= 0"):
         serving_frontier("deepseek-v3", node, isl=256, osl=64, batches=(1,),
                          layouts=["tp=8"], draft_cost=bad)
 

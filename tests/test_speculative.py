@@ -10,6 +10,7 @@ from analysis._decode import decode_step
 from analysis._models import load_model_toml
 from analysis._speculative import expected_accepted_tokens, speculative_decode, speculative_speedup
 from fabric import ChipSpec, Fabric, SpecError
+from fabric._units import is_real
 
 SMALL = load_model_toml(pathlib.Path(__file__).parent / "data" / "model_small.toml")
 CHIP = ChipSpec("toy", 10**9, 1e9, 1e12, 1e9 / 3, "test: round numbers")
@@ -96,15 +97,19 @@ def test_draft_time_in_seconds(fab):
      "tokens_per_sequence is set"),
 ])
 def test_bad_input(fab, kw, match):
-    # a draft length (a count) of the wrong kind is a TypeError (session 31)
-    error = TypeError if type(kw["draft_length"]) is not int else SpecError
+    # a draft length (a count) of the wrong kind is a TypeError (session 31), a draft cost or
+    # time (a number) too (session 32)
+    wrong = type(kw["draft_length"]) is not int or any(
+        not is_real(kw[k]) for k in ("draft_cost", "draft_time") if k in kw)
+    error = TypeError if wrong else SpecError
     with pytest.raises(error, match=match):
         speculative_decode(SMALL, fab, batch=1, context=1, collective=fake_cost, **kw)
 
 
 @pytest.mark.parametrize("bad", [True, np.bool_(True), float("nan"), -0.5, float("inf"), "0.1"])
 def test_leviathan_speedup_names_a_bad_draft_cost(bad):
-    with pytest.raises(SpecError, match="draft_cost must be"):
+    error = SpecError if is_real(bad) else TypeError        # STYLE's rule (session 32)
+    with pytest.raises(error, match="draft_cost must be"):
         speculative_speedup(2, 0.5, bad)
 
 
