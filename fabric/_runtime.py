@@ -70,7 +70,7 @@ import re
 
 from ._errors import SpecError
 from ._params import Parameter
-from ._units import is_int, is_real, show_value
+from ._units import is_finite, is_int, is_real, show_value
 
 __all__ = ["EXECUTION_FACTORS", "NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES",
            "PREDICTION_FIELDS", "PREDICTION_KERNEL_FILES", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "TORCH_SYMM_MEM", "VLLM_CUSTOM_ALLREDUCE", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "release_tag", "revision_holds", "runtime",
@@ -322,13 +322,13 @@ def _check_split(name, q):
     for key, least in need:
         flag = key in ("task_floor", "lo_ceil", "round16")
         v = q.get(key)
-        if v is not None and is_real(v) and math.isfinite(v) and v >= least \
+        if v is not None and is_finite(v) and v >= least \
                 and (not flag or v in (0, 1)):
             continue
         kind = "" if v is None or is_real(v) else f" (a {type(v).__name__})"
         raise (SpecError if not kind else TypeError)(
             f"runtime {name!r}: split rule {rule} needs {key!r} "
-            f"{'0 or 1' if flag else f'>= {least}'}, got {v!r}{kind}")
+            f"{'0 or 1' if flag else f'>= {least}'}, got {show_value(v)}{kind}")
 
 
 _P2P_UNITS = {"ll_threshold": "B", "chunk": "B", "net_bw_per_channel": "B/s",

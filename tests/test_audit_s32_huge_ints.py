@@ -5,7 +5,7 @@ A keyword fuzz of decode_step and moe_exchange (``10**400`` among the hostile va
 parameter: ``is_real(v) and math.isfinite(v)`` asks ``math.isfinite`` to convert the int. The
 same idiom sat in 22 number checks (chips, transports, exchange kernels, the graph schema, the
 models, scale_links/equalize, traffic's skew, cost's nbytes, expert_activation,
-closed_form, host_launch_delay); they now ask
+closed_form, host_launch_delay) and a runtime's split table; they now ask
 :func:`fabric._units.is_finite`, whose answer for such an int is False, so each check says what
 it says of nan.
 """
@@ -20,7 +20,7 @@ from analysis import closed_form, cost, decode_step, expert_activation, moe_exch
 from analysis._collectives import host_launch_delay
 from analysis._fair import equalize, scale_links
 from analysis._models import WEIGHT_FORMATS, model_config
-from fabric import CHIPS, Fabric, FabricError, exchange_kernel
+from fabric import CHIPS, Fabric, FabricError, exchange_kernel, runtime
 from fabric._transport import transport
 from fabric._units import is_finite
 
@@ -69,6 +69,8 @@ CASES = {
     "expert_activation skew": lambda: expert_activation(16, 2, 4, skew=HUGE),
     "expert_activation tokens": lambda: expert_activation(16, 2, HUGE),
     "traffic skew": lambda: traffic(8, "moe", 1.0, experts=16, top_k=2, tokens=4, skew=HUGE),
+    "runtime split table": lambda: dataclasses.replace(
+        runtime("nccl"), name="hand-built", split={**runtime("nccl").split, "min_traffic": HUGE}),
 }
 
 
@@ -103,8 +105,7 @@ _BY_HAND = r"is_real\((\w+)\)[^\n]*(?:\n[^\n]*){0,2}?math\.isfinite\(\1\)"
 def test_no_package_module_spells_the_finite_test_again():
     from source_trees import spelled
 
-    # fabric/_runtime.py's split-table check is runtime's to switch (board, 10:03)
-    assert [s for s in spelled(_BY_HAND) if not s.startswith("fabric/_runtime.py")] == []
+    assert spelled(_BY_HAND) == []
     for old in ("ok = (is_real(value) and math.isfinite(value)",
                 "if not is_real(skew) or not (\n            math.isfinite(skew) and skew >= 0):",
                 "if not is_real(v):\n    raise TypeError(v)\nif not math.isfinite(v):"):
