@@ -13,6 +13,7 @@ from ._units import is_bool
 
 __all__ = []
 
+
 def number_array(values, what):
     """``np.asarray(values)``; a TypeError naming its position when ``values`` is a sequence
     (not an ndarray) whose numbers hold a bool. The array's dtype is each caller's own rule.

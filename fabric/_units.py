@@ -345,8 +345,6 @@ def parse_address(value):
     return address
 
 
-
-
 #: Longest text of a value quoted in an error message; longer ones are abbreviated.
 SHOWN_DIGITS = 40
 
