@@ -14,6 +14,7 @@ on 8 ranks crashed the interpreter (np.repeat's length wrapped), 10**30 experts 
 long", expert_activation with 2**62 experts "array is too big" (its own check compared the
 length, not the bytes), traffic(True, ...) an AttributeError.
 """
+import numpy as np
 import pytest
 from cli_run import run_cli
 
@@ -105,3 +106,14 @@ def test_a_shift_past_an_int64_is_the_shift_it_equals():
 def test_traffic_names_an_endpoint_count_of_another_kind(n):
     with pytest.raises(TypeError, match="^fabric_or_n must be a Fabric or a number of endpoints"):
         traffic(n, "shift")
+
+
+@pytest.mark.parametrize("kind", [np.int64, np.uint64])
+def test_numpy_counts_of_a_moe_matrix_are_the_ints_they_equal(kind):
+    # probe /tmp/audit33/npint.py: np.uint64 experts made float indices (an IndexError);
+    # np.int64 tokens x 8 ranks wrapped (past the array check: the crash above)
+    want = traffic(8, "moe", experts=64, top_k=2, tokens=4).data
+    got = traffic(8, "moe", experts=kind(64), top_k=kind(2), tokens=kind(4)).data
+    assert (got == want).all()
+    with pytest.raises(SpecError, match="^tokens=4611686018427387905 on each of 8 ranks"):
+        traffic(8, "moe", tokens=kind(2**62 + 1))
