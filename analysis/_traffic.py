@@ -42,6 +42,7 @@ from fabric._units import (
     is_bool,
     is_finite,
     is_real,
+    text_of,
 )
 
 __all__ = ["TRAFFIC", "LinkLoads", "TrafficMatrix", "link_loads",
@@ -74,6 +75,7 @@ class TrafficMatrix:
     def __post_init__(self):
         # checked as every other reader of a traffic matrix checks one (traffic_values): a
         # bool array was read as 1-byte pairs, a wrong shape failed later with an IndexError
+        text_of(self.name, "name")
         check_count(self.n, "n", 1)
         if self.data is not None:
             object.__setattr__(self, "data", traffic_values(

@@ -476,6 +476,39 @@ def flag_of(value, what):
     return bool(value)
 
 
+def kind_of(value):
+    """``value``'s type with its article, for a TypeError's message: ``"a bool"``, ``"an int"``,
+    ``"an object"`` (numpy's unsigned ints, pronounced "you", take ``"a"``). The one spelling
+    of a value's kind in the packages' messages.
+
+    >>> import numpy as np
+    >>> kind_of(True), kind_of(5), kind_of(object()), kind_of(np.uint8(1)), kind_of(None)
+    ('a bool', 'an int', 'an object', 'a uint8', 'a NoneType')
+    """
+    kind = type(value).__name__
+    return f"{'an' if kind[0] in 'aeioAEIOU' else 'a'} {kind}"
+
+
+def text_of(value, what, *, optional=False):
+    """``value`` where text is due (a str: a record's name, source or description, a choice's
+    name), else a TypeError naming the parameter ``what`` (STYLE's rule: a wrong kind):
+    ``5`` or ``None`` is not written into a report or a parameter's name as its repr.
+    ``optional``: None passes too. The one text check of the packages (:func:`flag_of` of a
+    flag); a choice from a set asks this first, then its set (a SpecError).
+
+    >>> text_of("h100", "chip name")
+    'h100'
+    >>> text_of(5, "chip name")
+    Traceback (most recent call last):
+    ...
+    TypeError: chip name must be a str, got 5 (an int)
+    """
+    if isinstance(value, str) or (optional and value is None):
+        return value
+    raise TypeError(f"{what} must be a str{' or None' if optional else ''}, got "
+                    f"{show_value(value)} ({kind_of(value)})")
+
+
 def is_int(x):
     """True for Python's and numpy's integers (numpy's by its module's name: this module does
     not import numpy), False for a bool, Python's or numpy's (a flag is not a count), and for
