@@ -928,9 +928,9 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     op = normalize_op(op)
     algorithm = normalize_algorithm(algorithm)
     rt = get_runtime(default_runtime() if runtime is None else runtime)
-    for name, v in (("ops_per_launch", ops_per_launch),
-                    ("devices_per_process", devices_per_process), ("iterations", iterations)):
-        check_count(v, name, 1)
+    ops_per_launch, devices_per_process, iterations = (check_count(v, name, 1) for name, v in (
+        ("ops_per_launch", ops_per_launch), ("devices_per_process", devices_per_process),
+        ("iterations", iterations)))
     for name, v in (("overlap", overlap), ("blocking", blocking)):
         if not is_bool(v):
             raise TypeError(f"{name} must be True or False, got {v!r}")
@@ -1665,11 +1665,11 @@ def host_launch_delay(gpu_time, host_launch, devices, iterations=20, blocking=Fa
             raise SpecError(f"{name} must be finite, got {v!r}")
         if v < 0:
             raise SpecError(f"{name} must be >= 0 seconds, got {v!r}")
-    for name, v in (("devices", devices), ("iterations", iterations)):
-        check_count(v, name, 1)
+    devices, n = (check_count(v, name, 1) for name, v in (("devices", devices),
+                                                           ("iterations", iterations)))
     if not is_bool(blocking):
         raise TypeError(f"blocking must be True or False, got {blocking!r}")
-    g, c, n, devices = float(gpu_time), float(host_launch), int(iterations), int(devices)
+    g, c = float(gpu_time), float(host_launch)
     if blocking:
         return devices * c
 
