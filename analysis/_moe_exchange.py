@@ -594,11 +594,12 @@ def expected_max(pmf, n):
         if not is_real(p):
             raise TypeError(f"pmf[{i}] must be a probability (a number), got "
                             f"pmf[{i}]={show_value(p)} ({kind_of(p)})")
-    probs = [float(p) for p in probs]
-    if not probs or not all(math.isfinite(p) and p >= 0 for p in probs) \
-            or abs(sum(probs) - 1) > 1e-9:
+    # is_finite before float(): a probability of 10**400 raised float()'s OverflowError
+    ok = bool(probs) and all(is_finite(p) and p >= 0 for p in probs)
+    probs = [float(p) for p in probs] if ok else probs
+    if not ok or abs(sum(probs) - 1) > 1e-9:
         raise ValueError(f"pmf must be a non-empty list of probabilities >= 0 summing to 1, "
-                         f"got {pmf!r}")
+                         f"got {show_value(pmf)}")
     top = max(j for j, p in enumerate(probs) if p > 0)    # F = 1 from the support's top on
     total, below, prev = 0.0, 0.0, 0.0
     for j, p in enumerate(probs[:top + 1]):

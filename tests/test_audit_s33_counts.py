@@ -187,3 +187,12 @@ def test_sizes_and_ranks_no_float_or_array_holds_are_named(call, match):
     # bruck p=2**63 a Schedule of empty steps, 10**400 rows/batch an OverflowError
     with pytest.raises(SpecError, match=match):
         call()
+
+
+def test_a_probability_no_float_holds_is_no_distribution():
+    from analysis import expected_max
+
+    # was: float()'s OverflowError naming nothing
+    with pytest.raises(ValueError, match=r"^pmf must be a non-empty list of probabilities"):
+        expected_max([0.5, HUGE], 2)
+    assert expected_max([0.25, 0.25, 0.5], 3) == 1.859375
