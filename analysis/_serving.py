@@ -124,6 +124,7 @@ from fabric._units import (
     check_number,
     error_for,
     flag_of,
+    is_finite,
     is_int,
     is_real,
     items_of,
@@ -2099,10 +2100,12 @@ def _lengths(name, values):
     vals = items_of(values)
     if vals is None:
         raise SpecError(f"{name} must be a sequence of integers >= 1, got {values!r}")
-    # ``type(v) is int`` first: a run's lengths are plain ints, and the ABC check of each of
-    # 100,000 of them is most of a long run's set-up
     if not vals:
         raise SpecError(f"{name} must be a non-empty sequence of integers >= 1, got {vals!r}")
+    # plain ints first: a run's lengths are, and check_count of each of 100,000 of them is
+    # most of a long run's set-up (0.17 s against 0.03 s)
+    if all(type(v) is int and v >= 1 for v in vals) and is_finite(max(vals)):
+        return vals
     # each length named by its position when it is wrong (a wrong kind a TypeError)
     return [check_count(v, f"{name}[{i}]", 1) for i, v in enumerate(vals)]
 
