@@ -124,7 +124,7 @@ from dataclasses import dataclass
 
 from fabric import MATH_FORMATS, Parameter, SpecError
 from fabric._system import read_text, read_toml
-from fabric._units import check_count, error_for, flag_of, is_finite, is_real
+from fabric._units import check_count, error_for, flag_of, is_finite, is_real, text_of
 
 __all__ = ["GQA", "INDEX_KEY_BYTES", "MLA", "MODELS", "UNQUANTIZED_PARTS", "WEIGHT_FORMATS",
            "MoEModel", "WeightFormat", "load_model_toml", "model_config"]
@@ -139,7 +139,7 @@ def _set_ints(obj, names, minimum):
 
 
 def _format(name, what):
-    fmt = WEIGHT_FORMATS.get(name) if isinstance(name, str) else None
+    fmt = WEIGHT_FORMATS.get(text_of(name, what, optional=True))
     if fmt is None:
         raise SpecError(f"{what} must be one of {sorted(WEIGHT_FORMATS)} or None, got {name!r}")
     return fmt
@@ -212,6 +212,9 @@ class WeightFormat:
     math_source: str = ""
 
     def __post_init__(self):
+        text_of(self.name, "weight format name")
+        for f in ("source", "math", "math_source"):
+            text_of(getattr(self, f), f"weight format {self.name!r}: {f}")
         for f, lo in (("bits", 0.0), ("scale_bits", None)):
             v = getattr(self, f)
             if not is_finite(v) or (v <= lo if lo is not None else v < 0):
@@ -636,6 +639,8 @@ class MoEModel:
     mtp_format: str = None
 
     def __post_init__(self):
+        text_of(self.name, "model name")        # name=5 was kept, and printed as 5
+        text_of(self.source, f"model {self.name!r}: source")
         if self.mtp_format is not None:
             _format(self.mtp_format, "mtp_format")
         if self.weight_format is not None:

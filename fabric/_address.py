@@ -59,6 +59,7 @@ from ._units import (
     parse_address,
     sequence_of,
     show_value,
+    text_of,
 )
 
 __all__ = [
@@ -372,9 +373,8 @@ class Region:
                 hash(o)
             except TypeError:
                 raise TypeError(f"Region owner must be a node or host name, got {o!r}") from None
-        for key in ("kind", "permissions") + (("name",) if self.name is not None else ()):
-            if not isinstance(getattr(self, key), str):
-                raise TypeError(f"Region {key} must be a str, got {getattr(self, key)!r}")
+        for key in ("kind", "permissions", "name"):
+            text_of(getattr(self, key), f"Region {key}", optional=key == "name")
         if self.granularity is not None and not is_int(self.granularity):
             raise TypeError(f"Region granularity must be an int, got {self.granularity!r}")
         if self.granularity is not None:

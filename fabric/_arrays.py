@@ -9,6 +9,7 @@ it holds and passes unexamined (a bool array is refused by each caller's dtype r
 
 import numpy as np
 
+from ._errors import SpecError
 from ._units import is_bool
 
 __all__ = []
@@ -40,3 +41,25 @@ def number_array(values, what):
             kind = "an integer" if a.dtype.kind in "iu" else "a number"
             raise TypeError(f"{name} must be {kind}, got {name}={given[k]!r} (a bool)")
     return a
+
+
+def check_length(length, what, itemsize=8):
+    """``length`` (an int) where an array of ``length`` items of ``itemsize`` bytes is one numpy
+    can make, else a SpecError saying "``what`` is more than an array can hold": numpy refuses
+    more bytes than its index type counts with a ValueError naming no parameter ("array is too
+    big", "Maximum allowed size exceeded"), and a length computed past it wraps (traffic's
+    ``np.repeat`` of 8 ranks x 2**62 tokens crashed the interpreter). Memory is the machine's
+    own limit (a MemoryError); this is the one check of numpy's.
+
+    >>> check_length(2**20, "experts=1048576")
+    1048576
+    >>> check_length(2**62, "experts=4611686018427387904")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: experts=4611686018427387904 is more than an array can hold (1152921504606846975 items of 8 bytes)
+    """
+    most = np.iinfo(np.intp).max // itemsize
+    if length > most:
+        raise SpecError(f"{what} is more than an array can hold ({most} items of {itemsize} "
+                        "bytes)")
+    return length

@@ -102,7 +102,7 @@ from dataclasses import dataclass
 
 from ._errors import SpecError
 from ._params import Parameter
-from ._units import GB, TB, GiB, check_count, error_for, is_finite, items_of
+from ._units import GB, TB, GiB, check_count, error_for, is_finite, items_of, text_of
 
 __all__ = ["CHIPS", "GENERATIONS", "MATH_FORMATS", "ChipSpec", "chip_spec"]
 
@@ -168,6 +168,10 @@ class ChipSpec:
     host_source: str = ""
 
     def __post_init__(self):
+        # labels of the wrong kind (name=5 named every Parameter '5.hbm_bytes')
+        text_of(self.name, "chip name")
+        for field in ("source", "tensor_source", "host_source"):
+            text_of(getattr(self, field), f"chip {self.name!r}: {field}")
         # a figure of the wrong kind or out of range failed deep inside a model (a string) or
         # was silently read (True as 1 B/s, a negative HBM size)
         object.__setattr__(self, "hbm_bytes", check_count(
@@ -203,7 +207,8 @@ class ChipSpec:
                            tuple((f, flops[f]) for f in MATH_FORMATS if f in flops))
         object.__setattr__(self, "grace_gpus", check_count(
             self.grace_gpus, "grace_gpus", 0, f"an integer >= 0 (chip {self.name!r})"))
-        if self.generation is not None and self.generation not in GENERATIONS:
+        if text_of(self.generation, f"chip {self.name!r}: generation", optional=True) \
+                is not None and self.generation not in GENERATIONS:
             raise SpecError(f"chip {self.name!r}: generation must be 'hopper', 'blackwell' or "
                             f"None, got {self.generation!r}")
 

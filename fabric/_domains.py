@@ -85,7 +85,7 @@ from ._address import (
 )
 from ._errors import AddressMapError, NodeError, TranslationError
 from ._params import Parameter
-from ._units import MiB, check_count, format_address, format_size, show_value
+from ._units import MiB, check_count, format_address, format_size, show_value, text_of
 
 __all__ = [
     "ALIGNMENTS",
@@ -194,9 +194,7 @@ def _check_types(obj, ints=(), optional_ints=(), strs=(), optional_strs=()):
         if not (is_int(v) or (v is None and key in optional_ints)):
             raise TypeError(f"{name} {key} must be an int, got {key}={show_value(v)}")
     for key in strs + optional_strs:
-        v = getattr(obj, key)
-        if not (isinstance(v, str) or (v is None and key in optional_strs)):
-            raise TypeError(f"{name} {key} must be a str, got {key}={show_value(v)}")
+        text_of(getattr(obj, key), f"{name} {key}", optional=key in optional_strs)
 
 
 @dataclass(frozen=True)

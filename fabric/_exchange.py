@@ -216,7 +216,17 @@ from ._errors import SpecError
 from ._params import Parameter
 from ._runtime import runtime
 from ._tech import link_tech
-from ._units import check_count, error_for, flag_of, is_bool, is_finite, is_int, is_real, items_of
+from ._units import (
+    check_count,
+    error_for,
+    flag_of,
+    is_bool,
+    is_finite,
+    is_int,
+    is_real,
+    items_of,
+    text_of,
+)
 
 __all__ = ["EXCHANGE_BLOCK_RATE", "EXCHANGE_KERNELS", "EXCHANGE_LATENCY", "EXCHANGE_NIC_EFFICIENCY",
            "EXCHANGE_SYNC", "ExchangeKernel", "exchange_kernel", "peer_access_latency"]
@@ -1254,7 +1264,8 @@ class ExchangeKernel:
     qp_chunk: int = 1
 
     def __post_init__(self):
-        if self.dedup not in ("node", "rank", "expert", "collective"):
+        text_of(self.name, "exchange kernel name")
+        if text_of(self.dedup, "dedup") not in ("node", "rank", "expert", "collective"):
             raise SpecError(f"dedup must be 'node', 'rank', 'expert' or 'collective', got "
                              f"{self.dedup!r}")
         for field in ("forwarding", "scale_out", "pipelined", "local_copy", "staging_copy",

@@ -29,7 +29,7 @@ from ._failures import Failures
 from ._params import Parameter
 from ._schema import default_endpoints, validate_graph
 from ._structure import Clos, Dragonfly, Grid, Switched
-from ._units import is_int, is_numeral, items_of, name_list, show_value
+from ._units import is_int, is_numeral, items_of, name_list, show_value, text_of
 
 _INT64 = np.dtype(np.int64)
 
@@ -188,8 +188,7 @@ class Fabric:
                 raise TypeError(f"address_plan must be an AddressPlan or None, got "
                                 f"{show_value(self.address_plan)}")
         # the labels and records a replace() may be handed (from_graph's are checked too)
-        if not isinstance(self.name, str):
-            raise TypeError(f"name must be a str, got {show_value(self.name)}")
+        text_of(self.name, "name")
         if not isinstance(self.params, Mapping):
             raise TypeError(f"params must be a mapping of labels, got {show_value(self.params)}")
         object.__setattr__(self, "params", _frozen_mapping(self.params))

@@ -70,7 +70,7 @@ import re
 
 from ._errors import SpecError
 from ._params import Parameter
-from ._units import is_finite, is_int, is_real, show_value
+from ._units import is_finite, is_int, is_real, kind_of, show_value, text_of
 
 __all__ = ["EXECUTION_FACTORS", "NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES",
            "PREDICTION_FIELDS", "PREDICTION_KERNEL_FILES", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "TORCH_SYMM_MEM", "VLLM_CUSTOM_ALLREDUCE", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "release_tag", "revision_holds", "runtime",
@@ -120,6 +120,10 @@ PROTOCOLS = {p.name: p for p in (
     Protocol("Simple", 1, 1,
              "NVIDIA/nccl: bulk stores of the payload with one flag per step (no per-line flag)"),
 )}
+
+
+#: How :mod:`analysis._runtime_cost` evaluates a :class:`Runtime` (its ``kind``).
+RUNTIME_KINDS = ("ideal", "library", "one-sided")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -248,6 +252,14 @@ class Runtime:
     timing: object = None
 
     def __post_init__(self):
+        # labels of the wrong kind: name=5 was kept (and keyed results by 5), kind="x" was
+        # priced as a one-sided runtime
+        text_of(self.name, "runtime name")
+        text_of(self.description, f"runtime {self.name!r}: description")
+        text_of(self.version, f"runtime {self.name!r}: version")
+        if text_of(self.kind, f"runtime {self.name!r}: kind") not in RUNTIME_KINDS:
+            raise SpecError(f"runtime {self.name!r}: kind must be one of {RUNTIME_KINDS}, got "
+                            f"{self.kind!r}")
         if self.kind == "library" and not self.split:
             raise SpecError(f"runtime {self.name!r}: a library runtime needs its channel-split "
                             "table (split, with its 'rule')")
@@ -1317,12 +1329,6 @@ NCCL_RELEASE_DATES = {
 }
 
 
-def _kind(value):
-    """``value``'s type with its article, for a TypeError: "an int", "a float"."""
-    kind = type(value).__name__
-    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
-
-
 def _parse_date(text):
     """``text``, an ISO date such as ``"2024-05-10"`` (or a :class:`datetime.date`), as a date:
     a SpecError for text that is no ISO date, a TypeError for another kind (the number
@@ -1333,7 +1339,7 @@ def _parse_date(text):
         return text
     if not isinstance(text, str):
         raise TypeError(f"date must be an ISO date as text, such as '2024-05-10', or a "
-                        f"datetime.date, got {show_value(text)} ({_kind(text)})")
+                        f"datetime.date, got {show_value(text)} ({kind_of(text)})")
     try:
         return datetime.date.fromisoformat(text.strip())
     except ValueError:
@@ -1405,7 +1411,7 @@ _HISTORY_SOURCE = ("NVIDIA/nccl src/graph/tuning.cc and src/include/device.h rea
 def _parse_version(text):
     if not isinstance(text, str):     # a wrong kind (STYLE): 2.28 is not read as "2.28"
         raise TypeError(f"NCCL version must be a string of the form 2.21.5, got "
-                        f"{show_value(text)} ({_kind(text)})")
+                        f"{show_value(text)} ({kind_of(text)})")
     return _parse_version_text(text)
 
 
@@ -1591,7 +1597,7 @@ def runtime(name, version=None, date=None):
     # runtime" SpecErrors); a version's kind is checked where it is read (_parse_version)
     if not isinstance(name, str):
         raise TypeError(f"runtime must be a name such as 'nccl', 'nccl@2.21.5' or 'ideal', or "
-                        f"a fabric.Runtime, got {show_value(name)} ({_kind(name)})")
+                        f"a fabric.Runtime, got {show_value(name)} ({kind_of(name)})")
     if date is not None:
         if version is not None or "@" in name:
             raise SpecError("pass a release or a date, not both")

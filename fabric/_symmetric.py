@@ -29,7 +29,7 @@ import numpy as np
 from ._address import MIN_PAGE_SIZE, Finding, is_int, validate_address, whole_numbers
 from ._errors import AddressMapError, NodeError
 from ._params import Parameter
-from ._units import MiB, check_count, format_address, format_size
+from ._units import MiB, check_count, format_address, format_size, text_of
 
 __all__ = ["HEAP_ALIGNMENT", "SymmetricHeap", "SymmetricMemory", "heap_findings"]
 
@@ -67,6 +67,8 @@ class SymmetricHeap:
     where: str = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
+        text_of(self.name, "SymmetricHeap name")
+        text_of(self.where, "SymmetricHeap where", optional=True)
         for key in ("size", "offset", "alignment"):
             if not is_int(getattr(self, key)):
                 raise TypeError(f"SymmetricHeap {key} must be an int, got {getattr(self, key)!r}")

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from ._errors import SpecError
 from ._params import Parameter
 from ._schema import CARRIES, bandwidth_fault, latency_fault
+from ._units import text_of
 
 __all__ = ["TECHNOLOGIES", "LinkTech", "link_tech"]
 
@@ -55,7 +56,9 @@ class LinkTech:
     carries: str = "loadstore"
 
     def __post_init__(self):
-        if self.carries not in CARRIES:
+        text_of(self.name, "link technology name")
+        text_of(self.source, f"link technology {self.name!r}: source")
+        if text_of(self.carries, "carries") not in CARRIES:
             raise SpecError(f"carries must be one of {', '.join(CARRIES)}, got {self.carries!r}")
         for key, fault in (("bandwidth", bandwidth_fault), ("latency", latency_fault)):
             why = fault(getattr(self, key))

@@ -45,7 +45,7 @@ import numpy as np
 from ._errors import RoutingError, SpecError
 from ._params import Parameter
 from ._tech import TECHNOLOGIES
-from ._units import check_count, error_for, flag_of, is_finite
+from ._units import check_count, error_for, flag_of, is_finite, text_of
 
 __all__ = ["NATIVE", "TRANSPORTS", "Transport", "loadstore_domains", "loadstore_reaches", "reach",
            "sends_messages", "transport", "transports_for"]
@@ -132,7 +132,8 @@ class Transport:
     sources: tuple = ()
 
     def __post_init__(self):
-        if self.kind not in ("memory", "message"):
+        text_of(self.name, "transport name")
+        if text_of(self.kind, "kind") not in ("memory", "message"):
             raise SpecError(f"kind must be 'memory' or 'message', got {self.kind!r}")
         for f in ("requester_translation", "responder_check", "software_post", "nic_tx",
                   "nic_rx", "completion"):

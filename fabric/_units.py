@@ -469,6 +469,39 @@ def flag_of(value, what):
     return bool(value)
 
 
+def kind_of(value):
+    """``value``'s type with its article, for a TypeError's message: ``"a bool"``, ``"an int"``,
+    ``"an object"`` (numpy's unsigned ints, pronounced "you", take ``"a"``). The one spelling
+    of a value's kind in the packages' messages.
+
+    >>> import numpy as np
+    >>> kind_of(True), kind_of(5), kind_of(object()), kind_of(np.uint8(1)), kind_of(None)
+    ('a bool', 'an int', 'an object', 'a uint8', 'a NoneType')
+    """
+    kind = type(value).__name__
+    return f"{'an' if kind[0] in 'aeioAEIOU' else 'a'} {kind}"
+
+
+def text_of(value, what, *, optional=False):
+    """``value`` where text is due (a str: a record's name, source or description, a choice's
+    name), else a TypeError naming the parameter ``what`` (STYLE's rule: a wrong kind):
+    ``5`` or ``None`` is not written into a report or a parameter's name as its repr.
+    ``optional``: None passes too. The one text check of the packages (:func:`flag_of` of a
+    flag); a choice from a set asks this first, then its set (a SpecError).
+
+    >>> text_of("h100", "chip name")
+    'h100'
+    >>> text_of(5, "chip name")
+    Traceback (most recent call last):
+    ...
+    TypeError: chip name must be a str, got 5 (an int)
+    """
+    if isinstance(value, str) or (optional and value is None):
+        return value
+    raise TypeError(f"{what} must be a str{' or None' if optional else ''}, got "
+                    f"{show_value(value)} ({kind_of(value)})")
+
+
 def is_int(x):
     """True for Python's and numpy's integers (numpy's by its module's name: this module does
     not import numpy), False for a bool, Python's or numpy's (a flag is not a count), and for
@@ -493,7 +526,8 @@ def check_count(value, name, minimum=0, rule=None, *, below=None, error=SpecErro
     address functions pass AddressMapError, NodeError or TranslationError), each saying
     "``name`` must be ``rule``, got ``name``=value"; ``rule`` defaults to "an integer >=
     ``minimum``" (a caller with a further bound says it, e.g. "an integer >= 1 (routed
-    experts)", "an integer in [0, 4096)").
+    experts)", "an integer in [0, 4096)"). A count beyond a float's range (``10**400``,
+    :func:`is_finite`) is out of range too: the models compute in floats.
 
     >>> import numpy as np
     >>> check_count(np.int64(8), "batch", 1)
@@ -510,6 +544,10 @@ def check_count(value, name, minimum=0, rule=None, *, below=None, error=SpecErro
     Traceback (most recent call last):
     ...
     fabric.SpecError: position must be an integer in [0, 8), got position=8
+    >>> check_count(-10**400, "shift", None)
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: shift must be an integer, got shift=-1000000000000000000000000000000000000000... (401 digits): beyond a float's range (+-1.798e+308), which the models compute in
     """
     if rule is None:
         if below is None:
@@ -522,6 +560,13 @@ def check_count(value, name, minimum=0, rule=None, *, below=None, error=SpecErro
                         f"(a {type(value).__name__})")
     if (minimum is not None and value < minimum) or (below is not None and value >= below):
         raise error(f"{name} must be {rule}, got {name}={show_value(value)}")
+    if not is_finite(value):
+        # every model computes in floats: 10**400 tokens overflowed the first product with
+        # an OverflowError naming nothing (session 32's probe); a caller's own bound (the
+        # memory fit, MAX_BYTES, an array's length) names the smaller counts it cannot take
+        raise error(f"{name} must be {rule}, got {name}={show_value(value)}: beyond a "
+                    f"float's range (+-{float(_LARGEST_FLOAT):.4g}), which the models "
+                    "compute in")
     return int(value)
 
 

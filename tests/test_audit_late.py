@@ -68,14 +68,15 @@ def test_chip_tensor_flops_valid_forms_unchanged():
 @pytest.mark.parametrize("field", ["weight_format", "ffn_format", "mtp_format", "expert_format"])
 @pytest.mark.parametrize("bad", [["bf16"], {"bits": 4}])
 def test_model_format_of_a_wrong_type_is_named(tmp_path, field, bad):
-    # a TOML array or table where a format name belongs: the key named, not "unhashable type"
-    with pytest.raises(SpecError, match=f"{field} must be one of"):
+    # a TOML array or table where a format name belongs: the key named, not "unhashable type";
+    # a wrong kind is a TypeError (STYLE's rule, session 33), the file's a SpecError naming it
+    with pytest.raises(TypeError, match=f"^{field} must be a str or None, got"):
         dataclasses.replace(analysis.model_config("deepseek-r1-nvfp4"), **{field: bad})
     src = (pathlib.Path(__file__).parent / "data" / "model_small.toml").read_text()
     value = '["bf16"]' if isinstance(bad, list) else "{ bits = 4 }"
     path = tmp_path / "m.toml"
     path.write_text(src.replace("[attention]", f"{field} = {value}\n\n[attention]"))
-    with pytest.raises(SpecError, match=f"{field} must be one of"):
+    with pytest.raises(SpecError, match=f"m.toml: {field} must be a str or None"):
         analysis.load_model_toml(path)
 
 

@@ -1,0 +1,66 @@
+"""Session 33 (reader): a record's name, source or choice of the wrong kind is a TypeError.
+
+ChipSpec, WeightFormat, MoEModel, Runtime, ExchangeKernel, LinkTech, Transport, SymmetricHeap
+and TrafficMatrix kept ``name=5`` (a chip named 5 wrote Parameters '5.hbm_bytes', a model
+file's ``name = 5`` printed "5 on dgx-h100"), and Runtime kept ``kind='x'``, which the cost
+model priced as a one-sided runtime. Every label now goes through ``fabric._units.text_of``
+(STYLE's rule: a wrong kind is a TypeError naming the field), a choice then through its set.
+"""
+
+import dataclasses
+import pathlib
+
+import pytest
+from cli_run import run_cli
+
+import fabric
+from analysis import TrafficMatrix, model_config
+from analysis._models import WEIGHT_FORMATS
+from fabric import SpecError, SymmetricHeap
+from fabric._exchange import exchange_kernel
+from fabric._tech import link_tech
+from fabric._transport import transport
+
+_RECORDS = {
+    "chip": lambda: fabric.chip_spec("h100"),
+    "format": lambda: WEIGHT_FORMATS["fp8"],
+    "model": lambda: model_config("deepseek-r1"),
+    "runtime": lambda: fabric.runtime("nccl"),
+    "kernel": lambda: exchange_kernel("deepep-normal"),
+    "tech": lambda: link_tech("nvlink4"),
+    "transport": lambda: transport("rdma"),
+    "heap": lambda: SymmetricHeap(4096),
+    "traffic": lambda: TrafficMatrix("t", 2, fill=1.0),
+}
+
+
+@pytest.mark.parametrize("record, field, named", [
+    ("chip", "name", "chip name"), ("chip", "source", "chip 'h100': source"),
+    ("chip", "generation", "chip 'h100': generation"),
+    ("format", "name", "weight format name"), ("format", "math", "weight format 'fp8': math"),
+    ("model", "name", "model name"), ("model", "source", "model 'deepseek-r1': source"),
+    ("model", "expert_format", "expert_format"),
+    ("runtime", "name", "runtime name"), ("runtime", "kind", "runtime 'nccl': kind"),
+    ("runtime", "version", "runtime 'nccl': version"),
+    ("kernel", "name", "exchange kernel name"), ("kernel", "dedup", "dedup"),
+    ("tech", "name", "link technology name"), ("tech", "carries", "carries"),
+    ("transport", "name", "transport name"), ("transport", "kind", "kind"),
+    ("heap", "name", "SymmetricHeap name"), ("traffic", "name", "name")])
+def test_a_label_of_the_wrong_kind_is_a_type_error_naming_it(record, field, named):
+    with pytest.raises(TypeError, match=rf"^{named} must be a str( or None)?, got 5 \(an int\)$"):
+        dataclasses.replace(_RECORDS[record](), **{field: 5})
+
+
+def test_a_runtime_kind_is_one_of_the_kinds_the_cost_model_prices():
+    with pytest.raises(SpecError, match=r"kind must be one of \('ideal', 'library', "):
+        dataclasses.replace(fabric.runtime("ideal"), kind="libary")
+
+
+def test_a_model_file_name_of_the_wrong_kind_is_one_line_exit_2(tmp_path):
+    src = (pathlib.Path(__file__).parent / "data" / "model_small.toml").read_text()
+    path = tmp_path / "m.toml"
+    path.write_text(src.replace('name = "small"', "name = 5"))
+    rc, out, err = run_cli(["decode", "dgx-h100", "--model", str(path), "--batch", "8"])
+    assert (rc, out) == (2, "")
+    assert err.strip().endswith("m.toml: model name must be a str, got 5 (an int)")
+    assert len(err.strip().splitlines()) == 1
