@@ -154,6 +154,8 @@ from fabric._units import (
     flag_of,
     is_finite,
     is_numeral,
+    kind_of,
+    show_value,
 )
 
 from ._collectives import default_runtime
@@ -3242,9 +3244,9 @@ def _check_floors(kernel_floors):
     """``kernel_floors`` as sorted (class, seconds beyond an empty kernel) pairs."""
     if kernel_floors is None:
         kernel_floors = {k: p.value for k, p in KERNEL_FLOORS.items()}
-    if not hasattr(kernel_floors, "items"):
-        raise SpecError(f"kernel_floors must be a mapping of kernel class to seconds or None, "
-                        f"got {kernel_floors!r}")
+    if not hasattr(kernel_floors, "items"):     # a wrong kind (STYLE's rule; session 33)
+        raise TypeError(f"kernel_floors must be a mapping of kernel class to seconds or None, "
+                        f"got {show_value(kernel_floors)} ({kind_of(kernel_floors)})")
     classes = set(KERNEL_CLASSES.values())
     out = []
     for cls, val in sorted(kernel_floors.items()):
