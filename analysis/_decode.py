@@ -143,6 +143,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
+from fabric._arrays import check_length
 from fabric._memo import fabric_memo
 from fabric._runtime import release_on
 from fabric._schema import MAX_BYTES
@@ -1107,10 +1108,7 @@ def expert_activation(experts, k, tokens, skew=0.0):
         raise error_for(tokens, f"tokens must be a finite number >= 0 (tokens routed), got "
                                 f"tokens={tokens!r}")
     experts, k = int(experts), int(k)
-    if experts > np.iinfo(np.intp).max:
-        # one probability per expert: numpy's own limit on an array's length
-        raise SpecError(f"experts={experts!r} is more than an array can hold "
-                        f"({np.iinfo(np.intp).max})")
+    check_length(experts, f"experts={experts!r}")        # one probability per expert
     if skew == 0:
         pick = np.full(experts, k / experts)
     else:

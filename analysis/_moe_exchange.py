@@ -33,7 +33,15 @@ access``.
   group scores are the max over a node's experts, top-``M`` groups, then
   top-``k``). ``"balanced"``: every token goes to ``min(k, ep)`` distinct
   consecutive ranks, rotated by token and source (TensorRT-LLM's
-  ``bench_moe_comm.py --perfect_router``).
+  ``bench_moe_comm.py --perfect_router``). ``"grouped"``: NVIDIA's aiconfigurator
+  collector's balanced generator (``collect_trtllm_alltoall.py``
+  ``generate_balanced_expert_ids``): at ``ep >= k`` token ``t`` of EVERY rank goes to the
+  ``k`` consecutive ranks of group ``t mod (ep // k)``, slot ``i`` to the group's ``i``-th
+  rank (ranks past the last whole group receive nothing); at ``ep < k`` slot ``i`` goes to
+  rank ``i mod ep``. Not rotated by source, so the ranks of one group receive every token of
+  a batch that ``ep // k`` does not divide: its traffic and receivers are counted exactly
+  (:func:`_grouped_pairs`); priced for the kernels that send one copy per (token, rank)
+  (``one-sided``, ``all-to-allv``).
 * **Traffic** follows from the kernel's de-duplication: one copy per (token,
   node) over the network then an NVLink fan-out (``deepep-normal``), one per
   (token, rank) (``one-sided``, ``all-to-allv``), or one per (token,
@@ -278,7 +286,8 @@ _MAX_ELEMENT_BYTES = 16
 # -- routing ------------------------------------------------------------------------------
 
 def parse_routing(routing):
-    """Normalise a routing name: ``("uniform", None)``, ``("node-limited", M)``, ``("balanced", None)``.
+    """Normalise a routing name: ``("uniform", None)``, ``("node-limited", M)``, ``("balanced", None)``,
+    ``("grouped", None)``.
 
     ``routing`` is a name (``"node-limited:4"``), a node count M (``3``: node-limited), a
     pair ``(name, M or None)`` or ``{"max_nodes": M}``. STYLE's rule: another kind (a float,
@@ -294,7 +303,7 @@ def parse_routing(routing):
     >>> parse_routing("zipf")
     Traceback (most recent call last):
     ...
-    fabric.SpecError: routing must be 'uniform', 'balanced' or 'node-limited[:M]', got 'zipf'
+    fabric.SpecError: routing must be 'uniform', 'balanced', 'grouped' or 'node-limited[:M]', got 'zipf'
     >>> parse_routing(2.5)
     Traceback (most recent call last):
     ...
@@ -322,7 +331,7 @@ def parse_routing(routing):
                         f"({kind_of(routing)})")
     text = routing.strip().lower().replace("_", "-").replace("=", ":")
     name, _, arg = text.partition(":")
-    if name in ("uniform", "balanced") and not arg:
+    if name in ("uniform", "balanced", "grouped") and not arg:
         return name, None
     if name == "node-limited":
         if not arg:
@@ -330,8 +339,8 @@ def parse_routing(routing):
         if is_numeral(arg) and int(arg) >= 1:
             return name, int(arg)
         raise SpecError(f"node-limited routing needs M >= 1 nodes per token, got {routing!r}")
-    raise SpecError(f"routing must be 'uniform', 'balanced' or 'node-limited[:M]', got "
-                    f"{routing!r}")
+    raise SpecError(f"routing must be 'uniform', 'balanced', 'grouped' or 'node-limited[:M]', "
+                    f"got {routing!r}")
 
 
 def _check_counts(experts, k, ep, nodes):
@@ -346,6 +355,61 @@ def _check_counts(experts, k, ep, nodes):
         raise SpecError(f"ep={ep} ranks exceed the {experts} experts (every rank holds one)")
     if ep % nodes:
         raise SpecError(f"the ep={ep} ranks do not fill nodes={nodes} nodes equally")
+
+
+def _grouped_slots(k, ep, t):
+    """Destination rank of each top-k slot of token ``t`` under ``"grouped"`` routing (the
+    collector's ``generate_balanced_expert_ids``, every source rank alike).
+
+    >>> _grouped_slots(8, 16, 0), _grouped_slots(8, 16, 1)
+    ((0, 1, 2, 3, 4, 5, 6, 7), (8, 9, 10, 11, 12, 13, 14, 15))
+    >>> _grouped_slots(8, 2, 5)
+    (0, 1, 0, 1, 0, 1, 0, 1)
+    """
+    if ep >= k:
+        base = (t % (ep // k)) * k
+        return tuple(base + i for i in range(k))
+    return tuple(i % ep for i in range(k))
+
+
+def _grouped_period(k, ep):
+    """Tokens after which ``"grouped"`` routing repeats: ``ep // k`` (1 where ``ep < k``)."""
+    return ep // k if ep >= k else 1
+
+
+def _grouped_tokens(k, ep, count):
+    """``[(token pattern t, tokens of a rank holding ``count`` that follow it)]``."""
+    period = _grouped_period(k, ep)
+    return [(t, count // period + (t < count % period)) for t in range(min(count, period))]
+
+
+def _grouped_pairs(k, counts, diagonal=False):
+    """Copies each EP rank sends each other one under ``"grouped"`` routing, one per (token,
+    rank) (row the sender; the diagonal, the own rank's copies, zero unless ``diagonal``),
+    from the tokens each holds (``counts``, an array over the EP ranks).
+
+    >>> _grouped_pairs(8, np.array([1] * 16)).sum(axis=0).tolist()[6:10]   # group 0 receives
+    [15.0, 15.0, 0.0, 0.0]
+    """
+    ep = len(counts)
+    pair = np.zeros((ep, ep))
+    for i, c in enumerate(counts):
+        for t, n in _grouped_tokens(k, ep, int(c)):
+            pair[i, list(set(_grouped_slots(k, ep, t)))] += n
+    if not diagonal:
+        np.fill_diagonal(pair, 0.0)
+    return pair
+
+
+def _grouped_busiest(k, ep, held):
+    """``(all, remote)``: the distinct ranks, own included and not, of the busiest token any
+    rank holding tokens (``held``, each EP rank's count) sends under ``"grouped"`` routing."""
+    out = (0.0, 0.0)
+    for r, c in enumerate(held):
+        for t, _ in _grouped_tokens(k, ep, int(c)):
+            dest = set(_grouped_slots(k, ep, t))
+            out = max(out, (float(len(dest)), float(len(dest - {r}))))
+    return out
 
 
 def _miss(total, subset, k):
@@ -385,9 +449,16 @@ def expert_reach(experts, k, ep, nodes, routing="uniform"):
     (0.6618, 1.0)
     >>> expert_reach(256, 8, 16, 2, "balanced")   # 8 consecutive of 16 ranks: 1 + 7/8 nodes
     (0.5, 0.9375)
+    >>> expert_reach(256, 8, 16, 2, "grouped")    # a group of 8 is one node of 8 ranks
+    (0.5, 0.5)
     """
     name, m = parse_routing(routing)
     _check_counts(experts, k, ep, nodes)
+    if name == "grouped":
+        # the mean over the ranks and over the tokens of one period
+        period, g = _grouped_period(k, ep), ep // nodes
+        spans = [len({r // g for r in _grouped_slots(k, ep, t)}) for t in range(period)]
+        return min(k, ep) / ep, sum(spans) / period / nodes
     if name == "balanced":
         reach = min(k, ep)
         g = ep // nodes
@@ -450,7 +521,8 @@ def reach_distribution(experts, k, ep, nodes, routing="uniform"):
     distinct ranks other than its own. ``"uniform"`` and ``"node-limited:M"`` are exact
     (inclusion-exclusion; node-limited: the ``M`` chosen nodes hold the sender's own node
     with probability ``M / nodes``); ``"balanced"`` is the perfect router's rotation over
-    the tokens of one rotation period, each equally likely. Their means are
+    the tokens of one rotation period, each equally likely, and ``"grouped"`` the same over
+    every sender and the tokens of one period. Their means are
     :func:`expert_reach`'s ``ep x p_rank`` and, for the remote count, ``(ep - 1) x p_rank``
     under the symmetric routings.
 
@@ -469,6 +541,15 @@ def reach_distribution(experts, k, ep, nodes, routing="uniform"):
 
 def _reach_lists(experts, k, ep, nodes, routing):
     name, m = parse_routing(routing)
+    if name == "grouped":
+        # a random sender and token of one period: its own rank among the token's or not
+        period, reach = _grouped_period(k, ep), min(k, ep)
+        pairs = [(r, t) for r in range(ep) for t in range(period)]
+        own = sum(1 for r, t in pairs if r in _grouped_slots(k, ep, t))
+        remote = [0.0] * (reach + 1)
+        remote[reach - 1] += own / len(pairs)
+        remote[reach] += (len(pairs) - own) / len(pairs)
+        return [0.0] * reach + [1.0], remote
     if name == "balanced":
         reach = min(k, ep)
         if reach >= ep:
@@ -532,7 +613,8 @@ def busiest_token(experts, k, ep, nodes, routing, tokens, sources=1):
     their positions; None: all) reaches, in expectation (:func:`expected_max` of the tokens
     sent in all, ``tokens x sources``, independent tokens over :func:`reach_distribution`;
     for ``"balanced"`` the largest over the rotation's first ``tokens`` tokens, which the
-    perfect router gives every source rank alike). ``tokens`` may instead list each EP
+    perfect router gives every source rank alike; for ``"grouped"`` the largest over every
+    rank that holds tokens, which differ). ``tokens`` may instead list each EP
     rank's count (``sources=None`` then): the busiest rank's count and their sum
     (:func:`fabric._exchange.held_counts`).
 
@@ -548,6 +630,8 @@ def busiest_token(experts, k, ep, nodes, routing, tokens, sources=1):
     name, m = parse_routing(routing)
     _check_counts(experts, k, ep, nodes)
     held = held_counts(tokens, int(ep), sources)
+    if name == "grouped":
+        return _grouped_busiest(int(k), int(ep), held)
     return _busiest(int(experts), int(k), int(ep), int(nodes),
                     name if m is None else f"{name}:{m}", max(held), sum(held))
 
@@ -584,7 +668,8 @@ def _late_slot_valid(experts, k, ep, nodes, routing, slot):
     (1.0, 0.0)
     """
     name, m = parse_routing(routing)
-    if name == "balanced":
+    if name in ("balanced", "grouped"):
+        # both put slot i on a new rank while i < ep (grouped: group + i, or i mod ep)
         return 1.0 if slot < ep else 0.0
     pool = m * experts / nodes if name == "node-limited" and m < nodes else float(experts)
     same = experts / ep - 1                          # the slot's rank's other experts
@@ -622,7 +707,7 @@ def _late_trips(experts, k, ep, nodes, routing, batches):
     which = {s: j for j, b in enumerate(batches) for s in b}
     name, m = parse_routing(routing)
     out = [0.0] * (len(batches) + 1)
-    if name == "balanced":
+    if name in ("balanced", "grouped"):
         hit = {which[s] for s in which if s < ep}
         out[len(hit)] = 1.0
         return tuple(out)
@@ -702,7 +787,10 @@ def _round_wait(experts, k, ep, nodes, routing, batches, tokens, trip, local):
 
     ``"balanced"``: token ``t``'s slot ``i`` is the own rank's iff ``(t k + i) mod ep == 0``
     (the rotation of :func:`_reach_lists`); the largest over the rotation's first ``tokens``
-    tokens. ``"uniform"`` / ``"node-limited:M"``: an exact walk over the slots
+    tokens. ``"grouped"``: ``tokens`` lists each EP rank's count; token ``t`` of rank ``r``
+    waits for a local load where ``r`` is in its group (:func:`_grouped_slots`); the largest
+    over every rank's tokens of one period. ``"uniform"`` / ``"node-limited:M"``: an exact walk
+    over the slots
     (:func:`_own_walk`; node-limited: the own node among the ``M`` chosen with probability
     ``M / nodes``), then the expected largest over ``tokens`` independent tokens.
 
@@ -716,11 +804,15 @@ def _round_wait(experts, k, ep, nodes, routing, batches, tokens, trip, local):
     name, m = parse_routing(routing)
     first = tuple(s for s in range(k) if all(s not in b for b in batches))
     groups = (first,) + tuple(batches)
-    if name == "balanced":
+    if name in ("balanced", "grouped"):
         costs = []
-        for t in range(min(tokens, ep)):
-            own = (-t * k) % ep
-            valid = [[s for s in b if s < ep] for b in groups]
+        valid = [[s for s in b if s < ep] for b in groups]    # a slot's first rank: i < ep
+        if name == "balanced":
+            owns = [(-t * k) % ep for t in range(min(tokens, ep))]
+        else:
+            owns = [_grouped_slots(k, ep, t).index(r) if r in _grouped_slots(k, ep, t) else -1
+                    for r, c in enumerate(tokens) for t, _ in _grouped_tokens(k, ep, c)]
+        for own in owns:
             peer = sum(1 for b in valid if any(s != own for s in b))
             alone = sum(1 for b in valid if b and all(s == own for s in b))
             costs.append((peer * trip + alone * local, alone))
@@ -1026,15 +1118,19 @@ def _resolve_ep(fabric, ep):
     return np.array(ranks, dtype=np.int64)
 
 
-def _matrices(kern, ranks, dom, p_rank, p_node, k, counts, nbytes, rdma_only=False):
+def _matrices(kern, ranks, dom, p_rank, p_node, k, counts, nbytes, rdma_only=False,
+              grouped=False):
     """Expected dispatch bytes (scale-up matrix over the EP ranks, network matrix), row the
     sender; each EP rank sends its own ``counts`` tokens (an array over the EP ranks; 0: it
-    holds none). The combine's are their transposes (the copies go back)."""
+    holds none). The combine's are their transposes (the copies go back). ``grouped``: the
+    copies of ``"grouped"`` routing, counted (:func:`_grouped_pairs`; a kernel without
+    forwarding)."""
     ep = len(ranks)
     same = dom[:, None] == dom[None, :]
     if rdma_only:
         same = np.eye(ep, dtype=bool)
-    pair = _copy_pairs(kern.dedup, k, counts, p_rank) * nbytes
+    pair = (_grouped_pairs(k, counts) if grouped
+            else _copy_pairs(kern.dedup, k, counts, p_rank)) * nbytes
     if kern.forwarding:
         # Network: once per (token, remote node), to the rail peer (same local index).
         labels = np.unique(dom)
@@ -1639,6 +1735,10 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     if name == "node-limited" and E % nodes:
         raise SpecError(f"node-limited routing needs the {E} experts to split over the "
                         f"{nodes} nodes")
+    if name == "grouped" and kern.dedup not in ("rank", "collective"):
+        raise SpecError(f"routing 'grouped' is priced for kernels that send one copy per "
+                        f"(token, rank) (one-sided, all-to-allv); kernel {kern.name!r} sends one "
+                        f"per {'(token, expert)' if kern.dedup == 'expert' else '(token, node)'}")
     payloads_d = _payloads(dispatch_bytes, h, "dispatch_bytes")
     b_d = sum(payloads_d) + kern.message_header
     b_c = _token_bytes(combine_bytes, h, "combine_bytes")
@@ -1661,6 +1761,11 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     # its copies evenly over the ranks)
     received_expert = received_copies(sent, k, n_ep)
     received_rank = sent * p_rank
+    if name == "grouped":
+        # its receivers differ (one group takes a batch that ep // k does not divide): the
+        # busiest one's, own copies included; one copy per (token, rank) is one per expert
+        received_expert = received_rank = float(
+            _grouped_pairs(k, np.array(held), diagonal=True).sum(axis=0).max())
 
     ls = get_transport("loadstore")
     ls_payload = ls.max_payload / (ls.max_payload + ls.header)
@@ -1677,7 +1782,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         elif transport == "rdma":
             raise SpecError(f"kernel {kern.name!r} cannot run over RDMA alone (it forwards over "
                             f"the scale-up fabric, or has no RDMA path)")
-    up, net = _matrices(kern, ranks, dom, p_rank, p_node, k, per_rank, b_d, rdma_only)
+    up, net = _matrices(kern, ranks, dom, p_rank, p_node, k, per_rank, b_d, rdma_only,
+                        grouped=name == "grouped")
 
     params = kern.parameters()
     if nodes > 1 or rdma_only:
@@ -1699,7 +1805,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         if n_ep < 2:
             t_d = t_c = 0.0
         else:
-            pair = _copy_pairs(kern.dedup, k, per_rank, p_rank)
+            pair = (_grouped_pairs(k, per_rank) if name == "grouped"
+                    else _copy_pairs(kern.dedup, k, per_rank, p_rank))
             t_d = _collective_phase(fabric, ranks, pair * b_d, runtime, transport, collective)
             t_c = _collective_phase(fabric, ranks, pair.T * b_c, runtime, transport, collective)
         zero = {"scaleup": 0.0, "network": 0.0, "local_copy": 0.0, "scaleup_bytes": 0.0, "nic_bytes": 0.0}
@@ -1772,8 +1879,9 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     busiest = [(0.0, 0.0), (0.0, 0.0)]
     serial_work = any(kern.chain) or any(kern.interleaved_chain)
     if serial_work or kern.block_per_token:
-        busiest = [_busiest(int(E), int(k), n_ep, nodes, routing_name, tokens, n)
-                   for n in (sent, tokens)]
+        busiest = ([_grouped_busiest(int(k), n_ep, held)] * 2 if name == "grouped" else
+                   [_busiest(int(E), int(k), n_ep, nodes, routing_name, tokens, n)
+                    for n in (sent, tokens)])
     # the combine's blocks send the copies their rank received (expected) in turn; across
     # the network every copy's signal is a NIC post. The grid is the kernel's launch, sized
     # by the tokens a rank may hold (pplx: maxNumTokens), the same on every rank.
@@ -1923,7 +2031,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         # a batch whose valid slots are all the token's own rank waits for a local load
         # (session 23), not a peer round trip
         hit = EXCHANGE_LATENCY[arch]["l2_hit"]
-        wait = _round_wait(E, k, n_ep, nodes, routing_name, batches, tokens, peer_trip,
+        wait = _round_wait(E, k, n_ep, nodes, routing_name, batches,
+                           tuple(held) if name == "grouped" else tokens, peer_trip,
                            hit.value)
         if wait is None:
             wait = peer_trip * (1.0 + late)

@@ -34,13 +34,12 @@ import math
 import numpy as np
 
 from fabric import NodeError, SpecError
-from fabric._arrays import traffic_values
+from fabric._arrays import check_length, traffic_values
 from fabric._units import (
     check_count,
     check_fraction,
     check_number,
     is_bool,
-    is_int,
     is_real,
     text_of,
 )
@@ -123,10 +122,10 @@ class TrafficMatrix:
 
 
 def _count(fabric_or_n):
-    if is_int(fabric_or_n):
-        n = int(fabric_or_n)
-    else:
+    if hasattr(fabric_or_n, "n_endpoints"):
         n = fabric_or_n.n_endpoints
+    else:       # True, 8.0 or '8' asked for .n_endpoints (an AttributeError naming nothing)
+        n = check_count(fabric_or_n, "fabric_or_n", None, "a Fabric or a number of endpoints")
     if n < 2:
         raise SpecError(f"traffic needs at least 2 endpoints, got {n}")
     return n
@@ -226,14 +225,15 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
     check_count(seed, "seed", 0)
     if name == "all-to-all":
         return TrafficMatrix("all-to-all", n, fill=nbytes)
+    check_length(n * n, f"a traffic matrix of {n} endpoints")
     M = np.zeros((n, n))
     if name == "permutation":
         p = np.random.default_rng(seed).permutation(n)
         M[np.arange(n), p] = nbytes
         label = f"permutation(seed={seed})"
     elif name == "shift":
-        check_count(shift, "shift", None)
-        M[np.arange(n), (np.arange(n) + shift) % n] = nbytes
+        # reduced first: numpy holds no shift of 2**63 (an OverflowError naming nothing)
+        M[np.arange(n), (np.arange(n) + check_count(shift, "shift", None) % n) % n] = nbytes
         label = f"shift({shift})"
     elif name == "hotspot":
         shown = None
@@ -265,6 +265,8 @@ def _moe(n, nbytes, seed, experts, top_k, tokens, skew, placement):
         check_count(value, what, 1)
     if top_k > E:
         raise SpecError(f"top_k={top_k} must not exceed experts={E}")
+    check_length(E, f"experts={E}")                      # a weight and a home per expert
+    check_length(n * tokens, f"tokens={tokens} on each of {n} ranks")     # one row a token
     skew = check_number("skew", skew, 0)
     if placement == "round-robin":
         home = np.arange(E) % n

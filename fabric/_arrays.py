@@ -43,14 +43,37 @@ def number_array(values, what):
     return a
 
 
+def check_length(length, what, itemsize=8):
+    """``length`` (an int) where an array of ``length`` items of ``itemsize`` bytes is one numpy
+    can make, else a SpecError saying "``what`` is more than an array can hold": numpy refuses
+    more bytes than its index type counts with a ValueError naming no parameter ("array is too
+    big", "Maximum allowed size exceeded"), and a length computed past it wraps (traffic's
+    ``np.repeat`` of 8 ranks x 2**62 tokens crashed the interpreter). Memory is the machine's
+    own limit (a MemoryError); this is the one check of numpy's.
+
+    >>> check_length(2**20, "experts=1048576")
+    1048576
+    >>> check_length(2**62, "experts=4611686018427387904")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: experts=4611686018427387904 is more than an array can hold (1152921504606846975 items of 8 bytes)
+    """
+    most = np.iinfo(np.intp).max // itemsize
+    if length > most:
+        raise SpecError(f"{what} is more than an array can hold ({most} items of {itemsize} "
+                        "bytes)")
+    return length
+
+
 def traffic_values(matrix, n, what, name, copy=True):
     """``matrix``, a traffic matrix given as numbers (bytes from rank ``i`` to rank ``j``), as a
     new ``n x n`` array of floats: the one check of such a matrix, for
     :meth:`fabric.Router.loads_matrix`, ``analysis.link_loads``, ``analysis.throughput``,
     ``analysis.schedule`` and ``analysis.cost``'s all-to-allv (here, in the fabric layer,
-    since the router takes one: DESIGN.md, fabric imports no analysis). ``what`` leads every message (it names the argument and its shape), each
-    followed by ", got ..."; ``name`` is the argument's name, for an entry named by position;
-    ``copy=False`` returns a float ndarray given as it is (no second n x n array).
+    since the router takes one: DESIGN.md, fabric imports no analysis). ``what`` leads every
+    message (it names the argument and its shape), each followed by ", got ..."; ``name`` is
+    the argument's name, for an entry named by position; ``copy=False`` returns a float
+    ndarray given as it is (no second n x n array).
 
     Numbers only (ints, floats, and Python numbers held as objects such as Fractions):
     booleans (numpy reads them as 1-byte pairs; one among numbers in a sequence too:

@@ -526,7 +526,8 @@ def check_count(value, name, minimum=0, rule=None, *, below=None, error=SpecErro
     address functions pass AddressMapError, NodeError or TranslationError), each saying
     "``name`` must be ``rule``, got ``name``=value"; ``rule`` defaults to "an integer >=
     ``minimum``" (a caller with a further bound says it, e.g. "an integer >= 1 (routed
-    experts)", "an integer in [0, 4096)").
+    experts)", "an integer in [0, 4096)"). A count beyond a float's range (``10**400``,
+    :func:`is_finite`) is out of range too: the models compute in floats.
 
     >>> import numpy as np
     >>> check_count(np.int64(8), "batch", 1)
@@ -543,6 +544,10 @@ def check_count(value, name, minimum=0, rule=None, *, below=None, error=SpecErro
     Traceback (most recent call last):
     ...
     fabric.SpecError: position must be an integer in [0, 8), got position=8
+    >>> check_count(-10**400, "shift", None)
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: shift must be an integer, got shift=-1000000000000000000000000000000000000000... (401 digits): beyond a float's range (+-1.798e+308), which the models compute in
     """
     if rule is None:
         if below is None:
@@ -555,6 +560,13 @@ def check_count(value, name, minimum=0, rule=None, *, below=None, error=SpecErro
                         f"({kind_of(value)})")
     if (minimum is not None and value < minimum) or (below is not None and value >= below):
         raise error(f"{name} must be {rule}, got {name}={show_value(value)}")
+    if not is_finite(value):
+        # every model computes in floats: 10**400 tokens overflowed the first product with
+        # an OverflowError naming nothing (session 32's probe); a caller's own bound (the
+        # memory fit, MAX_BYTES, an array's length) names the smaller counts it cannot take
+        raise error(f"{name} must be {rule}, got {name}={show_value(value)}: beyond a "
+                    f"float's range (+-{float(_LARGEST_FLOAT):.4g}), which the models "
+                    "compute in")
     return int(value)
 
 

@@ -16,7 +16,8 @@ busiest NIC port, or a routed link busier than every port). And the draws of tho
 :func:`degraded` (a fabric with failed links, a failed chip, failed lanes) and :func:`ep_group`
 (EP ranks filling their load/store domains equally). Used by
 tests/test_ibgda_s26_exchange_brute.py, tests/test_ibgda_s27_sources.py and
-tests/test_ibgda_s29_counts.py.
+tests/test_ibgda_s29_counts.py; routing ``"grouped"`` (the collector's generator, written out
+token by token: :func:`grouped_expert_ids`) by tests/test_moe_s33_grouped.py.
 """
 import itertools
 import math
@@ -136,6 +137,26 @@ def port(g, chip):
     return chip if own else None
 
 
+def grouped_expert_ids(t, ep):
+    """The top-K expert ids, slot by slot, of token ``t`` (of any rank) under NVIDIA's
+    aiconfigurator collector's ``generate_balanced_expert_ids`` (collect_trtllm_alltoall.py,
+    cef980f2b), written out: at ``ep >= K`` slot ``k``'s expert is ``target_rank x
+    experts_per_rank + offset`` with ``target_rank = (t mod (ep // K)) x K + k`` and ``offset =
+    (t // (ep // K)) mod experts_per_rank``; else ``(k mod ep) x experts_per_rank + (t + k //
+    ep) mod experts_per_rank``; ``experts_per_rank = E // ep``."""
+    per_rank = E // ep
+    if ep >= K:
+        groups = ep // K
+        return [((t % groups) * K + k) * per_rank + (t // groups) % per_rank for k in range(K)]
+    return [(k % ep) * per_rank + (t + k // ep) % per_rank for k in range(K)]
+
+
+def grouped_ranks(t, ep):
+    """The ranks token ``t`` reaches under the collector's generator: each expert id over
+    ``experts_per_rank`` (:func:`grouped_expert_ids`)."""
+    return {e // (E // ep) for e in grouped_expert_ids(t, ep)}
+
+
 def pairs(g, chips, kernel, tokens, nbytes, routing, rdma, sources=None):
     """``(scale-up pairs, network pairs)``: ``{(i, j): bytes}`` of the dispatch from EP rank
     ``i`` to ``j`` (positions in ``chips``), the ranks holding tokens sending: all (``None``),
@@ -152,7 +173,7 @@ def pairs(g, chips, kernel, tokens, nbytes, routing, rdma, sources=None):
         held = list(tokens)
     if routing == "uniform":
         p_rank, p_node = 1 - _miss(E, E / ep, K), 1 - _miss(E, E / nodes, K)
-    else:
+    elif routing != "grouped":
         p_rank, p_node = expert_reach(E, K, ep, nodes, routing)
     up, net = {}, {}
     local = {i: [j for j in range(ep) if dom[j] == dom[i]].index(i) for i in range(ep)}
@@ -167,6 +188,12 @@ def pairs(g, chips, kernel, tokens, nbytes, routing, rdma, sources=None):
                 net[i, j] = held[i] * p_node * nbytes
             continue
         if not held[i]:
+            continue
+        if routing == "grouped":
+            # the collector's generator token by token: one copy per (token, rank)
+            per = sum(j in grouped_ranks(t, ep) for t in range(held[i]))
+            if per:
+                (up if dom[i] == dom[j] and not rdma else net)[i, j] = per * nbytes
             continue
         per = held[i] * K / ep if kernel in PER_EXPERT else held[i] * p_rank
         (up if dom[i] == dom[j] and not rdma else net)[i, j] = per * nbytes

@@ -63,8 +63,14 @@ CASES = {
                                           **dated("hf-smol-playbook")),
     "hfplaybook-h100-ar-minlat": case("dgx-h100", "all-reduce", 8, metric="time",
                                       **dated("hf-smol-playbook")),
+    # the playbook's 'Latency Analysis' chart ran 'using recommendations from
+    # aws-samples/awsome-distributed-training' (its link: nccl-tests-container.sbatch); that
+    # recipe's image over the playbook's date (0877e0e3 2025-08-31 .. 92bab567 2025-11-26)
+    # builds NCCL v2.27.7-1 from source and nccl-tests v2.16.9 (grouped ncclSend/ncclRecv),
+    # run -g 1 (one process a GPU), no -G, no -z: the row's software (lead, session 33; the
+    # playbook does not say it ran the image as built)
     "hfplaybook-h100-alltoall-minlat": case("dgx-h100", "all-to-all", 128, metric="time",
-                                            **dated("hf-smol-playbook")),
+                                            nccl="2.27.7"),
     "cw-nvl72-ar-512m": _nvl72(512 * MiB),
     "cw-nvl72-ar-2g": _nvl72(2 * GiB),
     "cw-nvl72-ar-8g": _nvl72(8 * GiB),
@@ -164,17 +170,20 @@ KNOWN_MISSES = {
     # per-channel rate (282 GB/s llMaxBws over 32 channels), and the LL loop's own count (one
     # L2 hit or source load per trip of 512 x 8 B, prims_ll.h) does not bind below it
     "hfplaybook-h100-alltoall-minlat": (
-        "NCCL's all-to-all on 8 GPUs is 8 grouped sends and receives per rank; NCCL 2.28.7 "
-        "schedules them as one kernel, each round on its own channel (src/enqueue.cc "
-        "scheduleP2pTasksToPlan), so the GPU side is one exchange like the check set's "
-        "2-rank send/recv (~3 us, matched): the model gives 2.9 us (kernel_floor 2.3 us, "
-        "NVIDIA/nccl issue 1940, + one LL step + the bytes) against 7.6 us measured. The "
-        "host issues 16 ncclSend/ncclRecv calls and one launch per iteration; if that is "
-        "the 7.6 us (host-bound, as the -g N rows), it is ~0.3 us per call beyond the "
-        "launch: no published per-call figure on a named Hopper/Blackwell host. Session 16 "
-        "(2.28.7's own code): ncclAlltoAll (new in 2.28.3) enqueues the same grouped sends "
-        "and receives; 16 B per peer run LL on one channel per round, the 8 rounds on 8 "
-        "channels (reverseBits of the round), one work per CTA, no barrier between rounds "
+        "The playbook's latency chart ran the recipe it links (aws-samples/"
+        "awsome-distributed-training's nccl-tests container: NCCL 2.27.7 built from source, "
+        "nccl-tests v2.16.9, one process a GPU, no CUDA graph, a loop that never waits): per "
+        "iteration each rank posts 8 grouped ncclSend/ncclRecv pairs, which NCCL schedules as "
+        "one kernel, each round on its own channel (src/enqueue.cc scheduleP2pTasksToPlan), so "
+        "the GPU side is one exchange like the check set's 2-rank send/recv (~3 us, matched): "
+        "the model gives 2.9 us (kernel_floor 2.3 us, NVIDIA/nccl issue 1940, + one LL step + "
+        "the bytes; one work batch, so no batch chain) against 7.6 us measured. The host "
+        "issues 16 calls, the group end and one launch per iteration; if that is the 7.6 us "
+        "(host-bound, as the -g N rows), it is ~0.3 us per call beyond the launch: no "
+        "published per-call figure on a named Hopper/Blackwell host. Sessions 16/28 read the "
+        "schedule at 2.28.7 (whose ncclAlltoAll posts the same p2p tasks): 16 B per peer run "
+        "LL on one channel per round, the 8 rounds on 8 distinct channels (one batch under "
+        "2.27.7's placement too: p2p_batches), one work per CTA, no barrier between rounds "
         "(sendrecv.h), round 0 a local copy: the kernel is the 2-rank send/recv's"),
     "cw-nvl72-ar-512m": (
         "72-GPU NVLS under NCCL 2.25.1 (the pull request's example image, nccl2.25.1-1; "

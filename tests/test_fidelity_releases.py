@@ -47,6 +47,15 @@ def test_a_stated_release_is_kept():
     assert "NCCL 2.20.5" in fidelity.evaluate([row])[0].how
 
 
+def test_the_playbook_all_to_all_latency_runs_its_recipes_image():
+    # the playbook's latency chart links aws-samples/awsome-distributed-training's nccl-tests
+    # container sbatch; that image over the playbook's date builds NCCL v2.27.7-1 (and
+    # nccl-tests v2.16.9): the row's software (lead, session 33), not the date rule's 2.28.7
+    row = next(r for r in ROWS if r["id"] == "hfplaybook-h100-alltoall-minlat")
+    how = fidelity.evaluate([row])[0].how
+    assert how.endswith("NCCL 2.27.7") and "tagged by" not in how, how
+
+
 @pytest.mark.parametrize("size", [8, 1024, 65536, 4 * 2**20, 3 * 2**30])
 def test_a_harness_copy_adds_one_copy_kernel(size):
     # copy_before (the tritondist rows' clone) adds exactly one copy kernel to the collective's

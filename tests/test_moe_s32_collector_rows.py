@@ -8,7 +8,8 @@ only (``run_benchmark``: results logged on rank 0). The model's ``"balanced"`` r
 perfect router's rotation (token ``t`` of rank ``r`` to ranks ``(t k + r + i) mod ep``,
 :func:`analysis._moe_exchange.reach_distribution`). The rows are carried where the two agree
 for what the model prices: rank 0's own tokens and every rank's received copies (token
-counts that ``ep / top_k`` divides); the 1-token rows stay out (``LEFT_OUT``).
+counts that ``ep / top_k`` divides); the 1-token rows stayed out (``LEFT_OUT``) until session 33
+priced every EP16/EP32 row with the generator itself (routing ``"grouped"``).
 """
 
 import fidelity
@@ -69,7 +70,10 @@ def test_one_token_is_not_the_rotation(ep):
     assert busiest_token(E, K, ep, 1, "balanced", 1) == (8.0, 7.0) != _busiest(col)
 
 
-def test_the_carried_rows_are_the_agreeing_ones():
+def test_the_carried_rows_are_priced_with_the_collectors_generator():
+    """Session 33: every EP16/EP32 row, 1 token included, is priced with routing 'grouped' (the
+    generator itself, tests/test_moe_s33_grouped.py); at the token counts session 32 carried
+    under 'balanced' both give the same figure."""
     rows = [r for r in fidelity.heldout_rows() if r["id"].startswith("aic-trtllm-ep")]
     wide = {}
     for r in rows:
@@ -77,5 +81,9 @@ def test_the_carried_rows_are_the_agreeing_ones():
         assert r["id"] in fidelity_heldout_moe.CASES
         if ep > K:
             wide.setdefault(ep, set()).add(bs)
-            assert bs % (ep // K) == 0 and bs > 1, r["id"]
-    assert wide == {16: {16, 128, 2048}, 32: {16, 128, 2048}}
+            model, how = fidelity_heldout_moe.CASES[r["id"]](r)
+            assert "grouped, L2 warm" in how, r["id"]
+            if bs > 1:
+                phase = r["id"].rsplit("-", 1)[1]
+                assert model == fidelity_heldout_moe._aic(bs, phase, "balanced")(r)[0], r["id"]
+    assert wide == {16: {1, 16, 128, 2048}, 32: {1, 16, 128, 2048}}

@@ -1,0 +1,107 @@
+"""Audit session 33: a count too large for the models is refused by name.
+
+``fabric._units.check_count`` took any integer above its minimum, so ``10**400`` tokens
+passed and overflowed the first float product (``OverflowError: int too large to convert to
+float``, naming nothing; ``cofabric decode --batch 1e400-digits`` an internal error, exit 3)
+in decode_step, serving_point, prefill_time, moe_exchange, cost and the speculative model;
+cost took ``iterations=10**400`` and moe_exchange ``routing=10**400``. ONE rule, in
+check_count: a count beyond a float's range is out of range (the models compute in floats);
+smaller counts meet each caller's own bound (the memory fit, MAX_BYTES, an array's length).
+
+numpy's own limit on an array (``fabric._arrays.check_length``): traffic() with 2**62 tokens
+on 8 ranks crashed the interpreter (np.repeat's length wrapped), 10**30 experts answered
+"Maximum allowed size exceeded", a shift of 2**63 "Python int too large to convert to C
+long", expert_activation with 2**62 experts "array is too big" (its own check compared the
+length, not the bytes), traffic(True, ...) an AttributeError.
+"""
+import pytest
+from cli_run import run_cli
+
+import topologies
+from analysis import (
+    cost,
+    decode_step,
+    expected_accepted_tokens,
+    expert_activation,
+    moe_exchange,
+    prefill_time,
+    serving_point,
+    traffic,
+)
+from fabric import SpecError
+from fabric._units import check_count
+
+HUGE = 10**400
+_F = topologies.build("switch:8,chip=h100")
+_M = "deepseek-v3"
+
+
+def _exchange(**kw):
+    return moe_exchange(_F, _M, **{"tokens_per_rank": 4, "ep": 8, "kernel": "pplx",
+                                   "dispatch_bytes": 1, "combine_bytes": 2, **kw})
+
+
+CASES = {
+    **{f"decode {k}": (lambda k=k: decode_step(_M, _F, **{"batch": 1, "context": 128,
+                                                          k: HUGE}))
+       for k in ("batch", "context", "tokens_per_sequence", "graph_batch")},
+    **{f"serving {k}": (lambda k=k: serving_point(_M, _F, **{"isl": 128, "osl": 8,
+                                                             "batch": 1, k: HUGE}))
+       for k in ("isl", "osl", "batch", "draft_length", "context", "max_batched_tokens")},
+    "prefill isl": lambda: prefill_time(_M, _F, isl=HUGE),
+    "exchange tokens_per_rank": lambda: _exchange(tokens_per_rank=HUGE),
+    "exchange routing": lambda: _exchange(routing=HUGE),
+    **{f"cost {k}": (lambda k=k: cost(_F, "all-reduce", 4096, **{k: HUGE}))
+       for k in ("ops_per_launch", "iterations")},
+    "speculative draft_length": lambda: expected_accepted_tokens(HUGE, 0.8),
+    "traffic seed": lambda: traffic(8, "moe", seed=HUGE),
+    "traffic shift": lambda: traffic(8, "shift", shift=-HUGE),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_count_beyond_a_float_is_refused_by_name(case):
+    with pytest.raises(SpecError, match=r"=10{39}\.\.\. \(401 digits\): beyond a float's range"
+                                        r"|=-10{39}\.\.\. \(401 digits\): beyond"):
+        CASES[case]()
+
+
+def test_check_count_says_why():
+    with pytest.raises(SpecError, match=r"^tokens must be an integer >= 1, got tokens=10+\.\.\. "
+                                        r"\(401 digits\): beyond a float's range \(\+-1\.798e\+308"):
+        check_count(HUGE, "tokens", 1)
+    assert check_count(10**308, "tokens", 1) == 10**308        # a float holds it: a count
+    with pytest.raises(SpecError, match=r"^position must be an integer in \[0, 8\), got"):
+        check_count(HUGE, "position", 0, below=8)       # a caller's own bound is said first
+
+
+def test_the_decode_cli_refuses_such_a_batch_in_one_line():
+    rc, out, err = run_cli(["decode", "switch:8,chip=h100", "--model", _M, "--batch",
+                            str(HUGE)])
+    assert (rc, out, len(err.splitlines())) == (2, "", 1), err
+    assert "batch must be an integer >= 1" in err and "beyond a float's range" in err
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: traffic(8, "moe", tokens=2**62),
+     r"^tokens=4611686018427387904 on each of 8 ranks is more than an array can hold"),
+    (lambda: traffic(8, "moe", experts=10**30), r"^experts=10{30} is more than an array"),
+    (lambda: traffic(2**40, "shift"), r"^a traffic matrix of 1099511627776 endpoints is more"),
+    (lambda: expert_activation(2**62, 8, 16),
+     r"^experts=4611686018427387904 is more than an array can hold \(1152921504606846975 items"),
+])
+def test_an_array_numpy_cannot_make_is_refused_by_name(call, match):
+    with pytest.raises(SpecError, match=match):
+        call()
+
+
+def test_a_shift_past_an_int64_is_the_shift_it_equals():
+    assert (traffic(8, "shift", shift=2**64 + 3).data == traffic(8, "shift", shift=3).data).all()
+    assert (traffic(8, "shift", shift=-(2**63) - 1).data
+            == traffic(8, "shift", shift=7).data).all()
+
+
+@pytest.mark.parametrize("n", [True, 8.0, "8"])
+def test_traffic_names_an_endpoint_count_of_another_kind(n):
+    with pytest.raises(TypeError, match="^fabric_or_n must be a Fabric or a number of endpoints"):
+        traffic(n, "shift")
