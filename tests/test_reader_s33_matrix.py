@@ -4,6 +4,7 @@ It checked only a shape and, block by block, signs: a bool matrix was priced as 
 a complex one by its real part (a ComplexWarning), text failed inside numpy, and a list of rows
 was refused ("got shape None"). The one check, ``traffic_values``, moved from analysis to
 ``fabric._arrays`` (fabric imports no analysis: DESIGN.md), and the router asks it.
+``analysis.expected_max_active`` took its arrays with ``np.asarray``: checked at its face now.
 """
 
 import functools
@@ -12,6 +13,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from degrade import built
+
+from analysis import expected_max_active
 
 
 @functools.cache
@@ -48,3 +51,16 @@ def test_every_form_of_one_matrix_gives_the_same_loads(degraded):
     assert want.sum() > 0
     for form in (m.tolist(), m.astype(np.int64), sp.csr_matrix(m)):
         assert np.array_equal(f.router.loads_matrix(form), want)
+
+
+@pytest.mark.parametrize("active, owner, chips, error, says", [
+    ([0.5, True], [0, 1], 2, TypeError, r"active\[1\] must be a number, got active\[1\]=True"),
+    ([0.5, 0.5], [0, 1.7], 2, TypeError, "owner must be integers in 0..1"),   # was chip 1
+    ([0.5, 0.5], [0, 2], 2, ValueError, "owner must be integers in 0..1 .*got owner=2"),
+    ([0.5, 2.0], [0, 1], 2, ValueError, r"probabilities in \[0, 1\], got active\[1\]=2.0"),
+    ([0.5, 0.5, 0.5], [0, 1], 2, ValueError, r"got shapes \(3,\) and \(2,\)"),    # was cut
+    ([0.5, 0.5], [0, 1], True, TypeError, "chips must be an integer >= 1")])
+def test_expected_max_active_refuses_what_it_read_silently(active, owner, chips, error, says):
+    with pytest.raises(error, match=says):
+        expected_max_active(active, owner, chips)
+    assert expected_max_active(np.array([0.5, 0.5]), [0, np.int64(1)], np.int64(2)) == 0.75
