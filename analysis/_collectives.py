@@ -928,9 +928,9 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     op = normalize_op(op)
     algorithm = normalize_algorithm(algorithm)
     rt = get_runtime(default_runtime() if runtime is None else runtime)
-    for name, v in (("ops_per_launch", ops_per_launch),
-                    ("devices_per_process", devices_per_process), ("iterations", iterations)):
-        check_count(v, name, 1)
+    ops_per_launch, devices_per_process, iterations = (check_count(v, name, 1) for name, v in (
+        ("ops_per_launch", ops_per_launch), ("devices_per_process", devices_per_process),
+        ("iterations", iterations)))
     for name, v in (("overlap", overlap), ("blocking", blocking)):
         if not is_bool(v):
             raise TypeError(f"{name} must be True or False, got {v!r}")

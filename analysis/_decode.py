@@ -1320,9 +1320,8 @@ def parse_layout(layout, n_chips):
     unknown = set(values) - set(keys)
     if unknown:
         raise SpecError(f"layout: unknown keys {sorted(unknown)}; allowed: tp, dp, ep, etp")
-    for key, val in values.items():
-        check_count(val, key, 1, "an integer >= 1 (a layout's group size)")
-    values = {key: int(val) for key, val in values.items()}
+    values = {key: check_count(val, key, 1, "an integer >= 1 (a layout's group size)")
+              for key, val in values.items()}
     tp = values.get("tp", 1)
     dp = values.get("dp")
     ep = values.get("ep")

@@ -169,9 +169,8 @@ def best_decode_layout(model, f, *, batch, context, tps=None, ep=None, **options
     from ._decode import decode_step
     from ._models import model_config
 
-    if ep is not None:
-        check_count(ep, "ep", None, "an integer number of chips")
-    n = f.n_endpoints - len(f.failures.cut_off) if ep is None else int(ep)
+    n = (f.n_endpoints - len(f.failures.cut_off) if ep is None
+         else check_count(ep, "ep", None, "an integer number of chips"))
     if ep is None and n < 1:
         raise ValueError(f"{f.name}: every chip is cut off from every other chip; "
                          "no layout can use one")

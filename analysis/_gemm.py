@@ -62,7 +62,7 @@ True
 import itertools
 
 from fabric import GENERATIONS, MATH_FORMATS, Parameter, SpecError, chip_spec
-from fabric._units import error_for, is_real
+from fabric._units import error_for, is_finite
 
 from ._gemm_measured import lower_envelope
 from ._models import WEIGHT_FORMATS
@@ -224,7 +224,7 @@ def grouped_gemm_efficiency(generation, math, rows):
     True
     """
     _check_format(generation, math)
-    if not is_real(rows) or not rows >= 0:
+    if not is_finite(rows) or not rows >= 0:
         raise error_for(rows, f"rows per group must be a number >= 0, got {rows!r}")
     rows = float(rows)      # a numpy float32 computes as the number it is
     table = GROUPED_GEMM_EFFICIENCY_BY_ROWS.get((generation, math))
@@ -357,7 +357,7 @@ def grouped_gemm_rate(chip, math, rows):
     """
     if math not in MATH_FORMATS:
         raise SpecError(f"math format must be one of {MATH_FORMATS}, got {math!r}")
-    if not is_real(rows) or not rows >= 0:
+    if not is_finite(rows) or not rows >= 0:
         raise error_for(rows, f"rows per group must be a number >= 0, got {rows!r}")
     rows = float(rows)
     table = GROUPED_GEMM_TIME_BY_ROWS.get((chip, math))
@@ -453,7 +453,7 @@ def _module_key(chip, math, backend, shape, etp, ep, tokens):
         raise SpecError(f"moe_backend must be one of {MOE_BACKENDS}, got {backend!r}")
     if math not in MATH_FORMATS:
         raise SpecError(f"math format must be one of {MATH_FORMATS}, got {math!r}")
-    if not is_real(tokens) or not tokens >= 0:
+    if not is_finite(tokens) or not tokens >= 0:
         raise error_for(tokens, f"tokens must be a number >= 0, got {tokens!r}")
     key = (_MOE_MODULE_CHIPS.get(chip), math, backend)
     env = _MOE_MODULE_ENVELOPES.get((key, (etp, ep)))

@@ -26,7 +26,7 @@ kernel), under ``benchmark_with_power`` (a CUDA graph; on SM90 with ``enable_fla
 import bisect
 
 from fabric import Parameter
-from fabric._units import error_for, is_real
+from fabric._units import error_for, is_finite
 
 from ._gemm_measured import lower_envelope
 
@@ -403,7 +403,7 @@ def mla_generation_time(chip, heads, kv_lora_rank, rope_dim, kv_bytes, batch, co
     True
     """
     for name, v in (("batch", batch), ("context", context)):
-        if not is_real(v) or not v >= 0:
+        if not is_finite(v) or not v >= 0:
             raise error_for(v, f"{name} must be a number >= 0, got {v!r}")
     batch, context = float(batch), float(context)   # a numpy float32 as the number it is
     table = _table(chip, kv_bytes, heads)
@@ -509,7 +509,7 @@ def mla_context_time(chip, heads, kv_lora_rank, rope_dim, kv_bytes, isl):
     >>> round(mla_context_time("b200", 128, 512, 64, 2, 32) * 1e6, 2)  # 64 tokens' 15.17 us
     15.17
     """
-    if not is_real(isl) or not isl >= 1:
+    if not is_finite(isl) or not isl >= 1:
         raise error_for(isl, f"isl must be a number of tokens >= 1, got {isl!r}")
     isl = float(isl)
     key = (_CONTEXT_CHIPS.get(chip), {2: "bf16", 1: "fp8"}.get(kv_bytes))

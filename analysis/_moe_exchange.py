@@ -254,6 +254,7 @@ from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
 from fabric._units import (
     check_count,
+    check_number,
     error_for,
     flag_of,
     is_bool,
@@ -344,17 +345,18 @@ def parse_routing(routing):
 
 
 def _check_counts(experts, k, ep, nodes):
-    """Refuse counts the reach formulas cannot take (each an int; ``1 <= k <= experts``,
-    ``1 <= ep <= experts``, ``nodes >= 1`` dividing ``ep``: the ranks fill their nodes
-    equally), with a SpecError naming the argument."""
-    for label, v in (("experts", experts), ("k", k), ("ep", ep), ("nodes", nodes)):
-        check_count(v, label, 1, "an int >= 1")
+    """``(experts, k, ep, nodes)`` as ints where the reach formulas can take them (``1 <= k <=
+    experts``, ``1 <= ep <= experts``, ``nodes >= 1`` dividing ``ep``: the ranks fill their
+    nodes equally), else a SpecError naming the argument."""
+    experts, k, ep, nodes = (check_count(v, label, 1, "an int >= 1") for label, v in (
+        ("experts", experts), ("k", k), ("ep", ep), ("nodes", nodes)))
     if k > experts:
         raise SpecError(f"k={k} experts per token exceed the {experts} experts")
     if ep > experts:
         raise SpecError(f"ep={ep} ranks exceed the {experts} experts (every rank holds one)")
     if ep % nodes:
         raise SpecError(f"the ep={ep} ranks do not fill nodes={nodes} nodes equally")
+    return experts, k, ep, nodes
 
 
 def _grouped_slots(k, ep, t):
@@ -453,7 +455,7 @@ def expert_reach(experts, k, ep, nodes, routing="uniform"):
     (0.5, 0.5)
     """
     name, m = parse_routing(routing)
-    _check_counts(experts, k, ep, nodes)
+    experts, k, ep, nodes = _check_counts(experts, k, ep, nodes)
     if name == "grouped":
         # the mean over the ranks and over the tokens of one period
         period, g = _grouped_period(k, ep), ep // nodes
@@ -533,8 +535,8 @@ def reach_distribution(experts, k, ep, nodes, routing="uniform"):
     [0.05, 0.55, 0.4]
     """
     name, m = parse_routing(routing)
-    _check_counts(experts, k, ep, nodes)
-    all_, remote = _reach_distribution(int(experts), int(k), int(ep), int(nodes),
+    experts, k, ep, nodes = _check_counts(experts, k, ep, nodes)
+    all_, remote = _reach_distribution(experts, k, ep, nodes,
                                        name if m is None else f"{name}:{m}")
     return list(all_), list(remote)
 
@@ -592,11 +594,12 @@ def expected_max(pmf, n):
         if not is_real(p):
             raise TypeError(f"pmf[{i}] must be a probability (a number), got "
                             f"pmf[{i}]={show_value(p)} ({kind_of(p)})")
-    probs = [float(p) for p in probs]
-    if not probs or not all(math.isfinite(p) and p >= 0 for p in probs) \
-            or abs(sum(probs) - 1) > 1e-9:
+    # is_finite before float(): a probability of 10**400 raised float()'s OverflowError
+    ok = bool(probs) and all(is_finite(p) and p >= 0 for p in probs)
+    probs = [float(p) for p in probs] if ok else probs
+    if not ok or abs(sum(probs) - 1) > 1e-9:
         raise ValueError(f"pmf must be a non-empty list of probabilities >= 0 summing to 1, "
-                         f"got {pmf!r}")
+                         f"got {show_value(pmf)}")
     top = max(j for j, p in enumerate(probs) if p > 0)    # F = 1 from the support's top on
     total, below, prev = 0.0, 0.0, 0.0
     for j, p in enumerate(probs[:top + 1]):
@@ -628,11 +631,11 @@ def busiest_token(experts, k, ep, nodes, routing, tokens, sources=1):
     (8.0, 8.0)
     """
     name, m = parse_routing(routing)
-    _check_counts(experts, k, ep, nodes)
-    held = held_counts(tokens, int(ep), sources)
+    experts, k, ep, nodes = _check_counts(experts, k, ep, nodes)
+    held = held_counts(tokens, ep, sources)
     if name == "grouped":
-        return _grouped_busiest(int(k), int(ep), held)
-    return _busiest(int(experts), int(k), int(ep), int(nodes),
+        return _grouped_busiest(k, ep, held)
+    return _busiest(experts, k, ep, nodes,
                     name if m is None else f"{name}:{m}", max(held), sum(held))
 
 
@@ -1380,6 +1383,11 @@ def pull_rounds(nbytes, threads, vector):
     >>> pull_rounds(1, 256, 16), pull_rounds(4096, 256, 16), pull_rounds(4097, 256, 16)
     (1, 1, 2)
     """
+    # counts as ints: np.int64 threads x vector wrapped (2**62 threads: 0 rounds, a division
+    # by zero warning); a size as a finite number (10**400 read exactly, nan unnamed)
+    nbytes = check_number("nbytes", nbytes, 0, " bytes")
+    threads, vector = (check_count(v, name, 1) for name, v in (("threads", threads),
+                                                               ("vector", vector)))
     return -(-math.ceil(nbytes) // (threads * vector))
 
 

@@ -62,7 +62,7 @@ import math
 import numpy as np
 
 from fabric import Grid, NodeError, SpecError
-from fabric._arrays import traffic_values
+from fabric._arrays import check_length, traffic_values
 from fabric._failures import require_joined
 from fabric._units import check_count, sequence_of
 
@@ -848,7 +848,7 @@ def schedule(op, algorithm, p, *, fabric=None, nodes=None, traffic=None):
     """
     op = normalize_op(op)
     algorithm = normalize_algorithm(algorithm)
-    p = check_count(p, "p", 1)
+    p = check_length(check_count(p, "p", 1), f"p={p} ranks")   # each step: an array of p
     known = ALGORITHMS[op]
     if algorithm not in known:
         every = sorted({a for algs in ALGORITHMS.values() for a in algs})

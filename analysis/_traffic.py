@@ -75,7 +75,7 @@ class TrafficMatrix:
         # checked as every other reader of a traffic matrix checks one (traffic_values): a
         # bool array was read as 1-byte pairs, a wrong shape failed later with an IndexError
         text_of(self.name, "name")
-        check_count(self.n, "n", 1)
+        object.__setattr__(self, "n", check_count(self.n, "n", 1))
         if self.data is not None:
             object.__setattr__(self, "data", traffic_values(
                 self.data, self.n, f"data must be a traffic matrix ({self.n} x {self.n} bytes)",
@@ -222,7 +222,7 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
     if nbytes > _MAX_BYTES:
         # the matrix's sums and link loads must stay finite floats
         raise SpecError(f"nbytes must be at most 2**63 bytes, got {nbytes!r}")
-    check_count(seed, "seed", 0)
+    seed = check_count(seed, "seed", 0)
     if name == "all-to-all":
         return TrafficMatrix("all-to-all", n, fill=nbytes)
     check_length(n * n, f"a traffic matrix of {n} endpoints")

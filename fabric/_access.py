@@ -222,11 +222,11 @@ def _transport_name(transport):
 def _check_op(op, size):
     if not isinstance(op, str) or op not in OPS:
         raise SpecError(f"op must be one of {', '.join(OPS)}, got {op!r}")
-    check_count(size, "size", 1, "a positive int of bytes")
+    size = check_count(size, "size", 1, "a positive int of bytes")
     if size > MAX_BYTES:
         # the batched paths hold sizes in int64, and the timing divides them as floats
         raise SpecError(f"size must be at most 2**63 - 1 bytes (an int64), got {size!r:.60}")
-    return int(size)        # a numpy integer's payload + headers would wrap (np.int32)
+    return size             # check_count's int: a numpy integer's payload + headers wrapped
 
 
 _OP_ACCESS = {"load": "read", "store": "write"}

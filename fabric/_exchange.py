@@ -1271,11 +1271,13 @@ class ExchangeKernel:
         for field in ("forwarding", "scale_out", "pipelined", "local_copy", "staging_copy",
                       "send_staging", "block_per_token"):   # 'no' or 1 would be read as True
             object.__setattr__(self, field, flag_of(getattr(self, field), field))
-        check_count(self.message_header, "message_header", 0, "an int of bytes >= 0")
+        object.__setattr__(self, "message_header", check_count(
+            self.message_header, "message_header", 0, "an int of bytes >= 0"))
         if self.forwarding and self.dedup != "node":
             raise SpecError("forwarding needs dedup='node' (one network copy per node)")
         for field in ("pull_threads", "pull_vector"):
-            check_count(getattr(self, field), field, 0, "an int >= 0")
+            object.__setattr__(self, field, check_count(getattr(self, field), field, 0,
+                                                        "an int >= 0"))
         if bool(self.pull_threads) != bool(self.pull_vector):
             raise SpecError("pull_threads and pull_vector are both set (a pulling combine) or "
                              "both 0")
@@ -1344,7 +1346,8 @@ class ExchangeKernel:
                              f"{sorted(EXCHANGE_LATENCY)}, n an int >= 1, got {v!r}")
         for field in ("combine_blocks", "reduce_elements", "put_vector", "send_grid",
                       "receive_vector", "walk_slot_bytes"):
-            check_count(getattr(self, field), field, 0, "an int >= 0")
+            object.__setattr__(self, field, check_count(getattr(self, field), field, 0,
+                                                        "an int >= 0"))
         for field, what in (("stage_vector", "dispatch, combine bytes per staging round"),
                             ("count_grid", "warps per block, most blocks")):
             v = getattr(self, field)
@@ -1356,8 +1359,10 @@ class ExchangeKernel:
                         or any(x not in ("", "each", "last") for x in v)):
             raise SpecError(f"qp_signals must be () or two of '', 'each', 'last' (dispatch, "
                              f"combine), got {v!r}")
-        check_count(self.qp_per_peer, "qp_per_peer", 0, "an int >= 0")
-        check_count(self.qp_chunk, "qp_chunk", 1, "an int of tokens >= 1")
+        object.__setattr__(self, "qp_per_peer", check_count(self.qp_per_peer, "qp_per_peer", 0,
+                                                            "an int >= 0"))
+        object.__setattr__(self, "qp_chunk", check_count(self.qp_chunk, "qp_chunk", 1,
+                                                         "an int of tokens >= 1"))
         if "each" in self.qp_signals and not self.qp_per_peer:
             raise SpecError("qp_signals 'each' needs qp_per_peer (the queue pairs a rank's "
                              "messages to one peer spread over)")
@@ -1388,7 +1393,7 @@ class ExchangeKernel:
                     not isinstance(e, tuple) or len(e) != 2 for e in pairs):
                 raise SpecError(f"the {phase}'s cycles must be (name, cycles) pairs or a "
                                  f"mapping, got {table!r}")
-            seen = set()
+            seen, checked = set(), []
             for name, value in pairs:
                 if name not in _CYCLE_COUNTS:
                     raise SpecError(f"unknown cycle count {name!r} in the {phase}'s cycles; "
@@ -1398,14 +1403,15 @@ class ExchangeKernel:
                 seen.add(name)
                 parts = _CYCLE_COUNTS[name].parts
                 if not parts:
-                    check_count(value, name, 0, "an int >= 0")
+                    value = check_count(value, name, 0, "an int >= 0")
                 if parts and value != () and (
                         not isinstance(value, tuple) or len(value) != len(parts) or any(
                             not is_int(x) or x < 0 for x in value)):
                     many = _WORDS.get(len(parts), len(parts))
                     raise SpecError(f"{name} must be () or {many} ints >= 0 "
                                      f"({', '.join(parts)}), got {value!r}")
-            tables.append(tuple(sorted((n, c) for n, c in pairs if c)))
+                checked.append((name, value))
+            tables.append(tuple(sorted((n, c) for n, c in checked if c)))
         object.__setattr__(self, "cycles", tuple(tables))
 
     def cycle(self, name, phase):
@@ -1643,9 +1649,9 @@ class ExchangeKernel:
         """
         if not self.cycle("walk_wrap_cycles", 0):
             return 0
-        for name, v in (("experts", experts), ("ep", ep)):
-            check_count(v, name, 1, "an int >= 1")
-        return max(int(experts) // int(ep), 1) - 1
+        experts, ep = (check_count(v, name, 1, "an int >= 1")
+                       for name, v in (("experts", experts), ("ep", ep)))
+        return max(experts // ep, 1) - 1
 
     def receive_rounds(self, nbytes):
         """Dependent rounds of the dispatch's receiving block's copy of one received token of
@@ -1826,10 +1832,10 @@ class ExchangeKernel:
                  "count_passes": 0.0 if loadstore else float(count_passes),
                  "walk_sectors": float(self.walk_sectors(walk_slots)),
                  "walk_slot_hits": float(walk_slots - self.walk_sectors(walk_slots))}
-        check_count(payloads, "payloads", 1, "an int >= 1")
-        check_count(slots, "slots", 1, "an int >= 1 (the token's top-k)")
-        check_count(walk_wraps, "walk_wraps", 0, "an int >= 0")
-        check_count(count_passes, "count_passes", 0, "an int >= 0")
+        payloads = check_count(payloads, "payloads", 1, "an int >= 1")
+        slots = check_count(slots, "slots", 1, "an int >= 1 (the token's top-k)")
+        walk_wraps = check_count(walk_wraps, "walk_wraps", 0, "an int >= 0")
+        count_passes = check_count(count_passes, "count_passes", 0, "an int >= 0")
         times["further_slots"] = float(slots - 1)
         times["further_payloads"] = float(payloads - 1)
         times["further_ranks"] = max(float(ranks) - 1.0, 0.0)

@@ -24,11 +24,15 @@ from analysis import (
     decode_step,
     expected_accepted_tokens,
     expert_activation,
+    grouped_gemm_rate,
     moe_exchange,
     prefill_time,
+    pull_rounds,
+    schedule,
     serving_point,
     traffic,
 )
+from analysis._mla_measured import mla_generation_time
 from fabric import SpecError
 from fabric._units import check_count
 
@@ -144,3 +148,51 @@ def test_a_rank_range_past_the_last_rank_is_refused_before_it_is_listed():
                             "--ranks", f"0-{10**12}"])
     want = f"cofabric cost: error: hgx-h200: rank {10**12} is out of range 0..7"
     assert (rc, out, err.strip()) == (2, "", want)
+
+
+# -- a count is computed with as check_count returns it (a Python int) ----------------------
+
+
+def test_no_package_statement_drops_check_counts_int():
+    """33 statements called check_count for its error only and computed on with the value as
+    given: a numpy count wrapped in int64 arithmetic (vllm_graph_batch(8, max_num_seqs=
+    np.int64(2**62)) answered None, the doubled count negative). Each now computes with the
+    returned int (a dataclass stores it): no line of the packages starts with the call."""
+    from source_trees import spelled
+
+    assert spelled(r"\n[ \t]+check_count\(") == []
+
+
+def test_numpy_counts_answer_as_the_ints_they_equal():
+    from analysis import vllm_graph_batch
+    from fabric import exchange_kernel
+
+    big = np.int64(2**62)
+    assert vllm_graph_batch(8, max_num_seqs=big) == vllm_graph_batch(8, max_num_seqs=2**62) == 8
+    # threads x vector wrapped to 0: a division-by-zero warning and 0 rounds
+    assert pull_rounds(4096, big, 16) == pull_rounds(4096, 2**62, 16) == 1
+    k = exchange_kernel("pplx")
+    assert type(k.qp_chunk) is int and type(k.message_header) is int
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: pull_rounds(float("nan"), 256, 16), "^nbytes must be a finite number >= 0 bytes"),
+    (lambda: pull_rounds(4096, 0, 16), "^threads must be an integer >= 1"),
+    (lambda: schedule("all-gather", "bruck", 2**63), r"^p=9223372036854775808 ranks is more"),
+    (lambda: grouped_gemm_rate("b200", "fp4", HUGE), "^rows per group must be a number >= 0"),
+    (lambda: mla_generation_time("b200", 32, 512, 64, 2, HUGE, 2047), "^batch must be a number"),
+])
+def test_sizes_and_ranks_no_float_or_array_holds_are_named(call, match):
+    # was: nan 'cannot convert float NaN to integer', 0 threads a ZeroDivisionError,
+    # bruck p=2**63 a Schedule of empty steps, 10**400 rows/batch an OverflowError
+    with pytest.raises(SpecError, match=match):
+        call()
+
+
+def test_a_probability_no_float_holds_is_no_distribution():
+    from analysis import expected_max
+
+    # was: float()'s OverflowError naming nothing
+    with pytest.raises(ValueError, match=r"^pmf must be a non-empty list of probabilities"):
+        expected_max([0.5, HUGE], 2)
+    assert expected_max([0.25, 0.25, 0.5], 3) == 1.859375
