@@ -235,7 +235,7 @@ def bill_of_materials(f, book="street-2026", *, rack_chips_factor=1.0):
                             f"intact fabric")
         return bill_of_materials(f.intact, book, rack_chips_factor=rack_chips_factor)
     if not (is_real(rack_chips_factor) and 0 < rack_chips_factor < math.inf):
-        raise error_for(rack_chips_factor)(f"rack_chips_factor must be a positive number, got "
+        raise error_for(rack_chips_factor, f"rack_chips_factor must be a positive number, got "
                                            f"{rack_chips_factor!r}")
     rack_chips_factor = float(rack_chips_factor)    # a Fraction has no :g format below
     book = hardware_costs(book)

@@ -41,7 +41,7 @@ Examples
 import math
 
 from fabric import SpecError
-from fabric._units import check_count, is_finite, is_real
+from fabric._units import check_count, check_number
 
 __all__ = [
     "OPERATIONS",
@@ -203,18 +203,6 @@ def closed_form_algorithms(op=None):
     return names + (("lower-bound",) if op in _LOWER else ())
 
 
-def _check_real(value, name, positive=False):
-    if not is_real(value):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    if not is_finite(value):
-        raise ValueError(f"{name} must be finite, got {name}={value!r}")
-    if positive and value <= 0:
-        raise ValueError(f"{name} must be > 0, got {name}={value!r}")
-    if value < 0:
-        raise ValueError(f"{name} must be >= 0, got {name}={value!r}")
-    return float(value)
-
-
 def _check_p(p):
     return check_count(p, "p", 1, "an integer number of ranks >= 1")
 
@@ -263,10 +251,9 @@ def closed_form(op, algorithm, p, nbytes, alpha, beta, gamma=0.0):
     op = normalize_op(op)
     algorithm = normalize_algorithm(algorithm)
     p = _check_p(p)
-    n = _check_real(nbytes, "nbytes", positive=True)
-    a = _check_real(alpha, "alpha")
-    b = _check_real(beta, "beta")
-    g = _check_real(gamma, "gamma")
+    n = check_number("nbytes", nbytes, 0, strict=True)
+    a, b, g = check_number("alpha", alpha), check_number("beta", beta), \
+        check_number("gamma", gamma)
     if algorithm == "lower-bound":
         if op not in _LOWER:
             raise SpecError(f"no lower bound is known for op={op!r}")

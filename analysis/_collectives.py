@@ -94,7 +94,7 @@ from fabric import runtime as get_runtime
 from fabric import transport as get_transport
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
-from fabric._units import check_count, is_bool, is_finite, is_real
+from fabric._units import check_count, check_number, flag_of, is_bool, is_finite, is_real
 
 from . import _runtime_cost
 from ._bounds import cut_seconds_per_byte, flow_seconds_per_byte
@@ -1658,18 +1658,11 @@ def host_launch_delay(gpu_time, host_launch, devices, iterations=20, blocking=Fa
     >>> round(host_launch_delay(350e-6, 3e-6, 4, blocking=True) * 1e6, 3)   # -z 1
     12.0
     """
-    for name, v in (("gpu_time", gpu_time), ("host_launch", host_launch)):
-        if not is_real(v):
-            raise TypeError(f"{name} must be a number of seconds, got {v!r}")
-        if not is_finite(v):
-            raise SpecError(f"{name} must be finite, got {v!r}")
-        if v < 0:
-            raise SpecError(f"{name} must be >= 0 seconds, got {v!r}")
-    for name, v in (("devices", devices), ("iterations", iterations)):
-        check_count(v, name, 1)
-    if not is_bool(blocking):
-        raise TypeError(f"blocking must be True or False, got {blocking!r}")
-    g, c, n, devices = float(gpu_time), float(host_launch), int(iterations), int(devices)
+    g = check_number("gpu_time", gpu_time, 0, " seconds")
+    c = check_number("host_launch", host_launch, 0, " seconds")
+    devices = check_count(devices, "devices", 1)
+    n = check_count(iterations, "iterations", 1)
+    blocking = flag_of(blocking, "blocking")
     if blocking:
         return devices * c
 

@@ -124,7 +124,7 @@ from dataclasses import dataclass
 
 from fabric import MATH_FORMATS, Parameter, SpecError
 from fabric._system import read_text, read_toml
-from fabric._units import check_count, error_for, flag_of, is_finite, is_real, text_of
+from fabric._units import check_count, check_number, error_for, flag_of, is_finite, text_of
 
 __all__ = ["GQA", "INDEX_KEY_BYTES", "MLA", "MODELS", "UNQUANTIZED_PARTS", "WEIGHT_FORMATS",
            "MoEModel", "WeightFormat", "load_model_toml", "model_config"]
@@ -148,27 +148,16 @@ def _format(name, what):
 def _agree(bytes_name, value, fmt_name, name):
     """Check that a bytes-per-weight figure agrees with its named format."""
     fmt = _format(name, fmt_name)
-    _positive_number(bytes_name, value)
+    check_number(bytes_name, value, 0, strict=True)
     if not math.isclose(value, fmt.bytes_per_weight):
         raise SpecError(f"{bytes_name}={value!r} disagrees with {fmt_name}={name!r} "
                         f"({fmt.bytes_per_weight} B/weight)")
 
 
-def _positive_number(name, value):
-    """``value`` as a float if it is a positive finite real number
-    (:func:`fabric._units.is_real`: numpy's too, computed as the number it is), else a
-    TypeError or SpecError naming ``name``."""
-    if not is_real(value):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
-    if not (is_finite(value) and value > 0):
-        raise SpecError(f"{name} must be positive and finite, got {name}={value!r}")
-    return float(value)
-
-
 def _set_number(obj, name):
-    """Check the number field ``name`` of the frozen dataclass ``obj``
-    (:func:`_positive_number`) and store it as a float."""
-    object.__setattr__(obj, name, _positive_number(name, getattr(obj, name)))
+    """Check the number field ``name`` of the frozen dataclass ``obj``, a positive finite
+    real number (:func:`fabric._units.check_number`), and store it as a float."""
+    object.__setattr__(obj, name, check_number(name, getattr(obj, name), 0, strict=True))
 
 
 @dataclass(frozen=True)
@@ -219,7 +208,7 @@ class WeightFormat:
             v = getattr(self, f)
             if not is_finite(v) or (v <= lo if lo is not None else v < 0):
                 rule = "> 0" if lo is not None else ">= 0"
-                raise error_for(v)(f"weight format {self.name!r}: {f} must be a finite number "
+                raise error_for(v, f"weight format {self.name!r}: {f} must be a finite number "
                                    f"{rule}, got {v!r}")
             object.__setattr__(self, f, float(v))     # np.float16 would compute as one
         object.__setattr__(self, "group", check_count(

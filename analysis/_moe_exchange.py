@@ -262,6 +262,7 @@ from fabric._units import (
     is_numeral,
     is_real,
     items_of,
+    kind_of,
     name_list,
     sequence_of,
     show_value,
@@ -327,7 +328,7 @@ def parse_routing(routing):
     if not isinstance(routing, str):
         raise TypeError("routing must be a name such as 'node-limited:4', a node count, a pair "
                         f"(name, M) or {{'max_nodes': M}}, got {show_value(routing)} "
-                        f"(a {type(routing).__name__})")
+                        f"({kind_of(routing)})")
     text = routing.strip().lower().replace("_", "-").replace("=", ":")
     name, _, arg = text.partition(":")
     if name in ("uniform", "balanced", "grouped") and not arg:
@@ -590,7 +591,7 @@ def expected_max(pmf, n):
     for i, p in enumerate(probs):
         if not is_real(p):
             raise TypeError(f"pmf[{i}] must be a probability (a number), got "
-                            f"pmf[{i}]={show_value(p)} (a {type(p).__name__})")
+                            f"pmf[{i}]={show_value(p)} ({kind_of(p)})")
     probs = [float(p) for p in probs]
     if not probs or not all(math.isfinite(p) and p >= 0 for p in probs) \
             or abs(sum(probs) - 1) > 1e-9:
@@ -1079,7 +1080,7 @@ class MoEExchange:
 
 def _token_bytes(value, hidden, name):
     if not (is_finite(value) and value > 0):
-        raise error_for(value)(f"{name} must be a number of bytes > 0, got {name}={value!r}")
+        raise error_for(value, f"{name} must be a number of bytes > 0, got {name}={value!r}")
     return float(value) * hidden if value <= _MAX_ELEMENT_BYTES else float(value)
 
 
@@ -1529,10 +1530,10 @@ def check_background(nic_background):
     >>> check_background(True)
     Traceback (most recent call last):
     ...
-    TypeError: nic_background must be bytes/s >= 0, got True
+    TypeError: nic_background must be bytes/s >= 0, got True (a bool)
     """
     if not (is_finite(nic_background) and nic_background >= 0):
-        raise error_for(nic_background)(f"nic_background must be bytes/s >= 0, got "
+        raise error_for(nic_background, f"nic_background must be bytes/s >= 0, got "
                                         f"{nic_background!r}")
     return float(nic_background)
 
@@ -1561,7 +1562,7 @@ def check_collective(collective):
         raise TypeError("collective must be a cost function like analysis.cost (called as "
                         "collective(fabric, op, nbytes, **options), returning an object with "
                         f".time in seconds) or None, got {collective!r} "
-                        f"(a {type(collective).__name__}){hint}")
+                        f"({kind_of(collective)}){hint}")
     return collective
 
 
@@ -1609,7 +1610,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         mode); ``"loadstore"`` requires one load/store domain. Passed to the
         collectives model for ``kernel="all-to-allv"``.
     routing : str
-        ``"uniform"``, ``"node-limited[:M]"`` or ``"balanced"`` (:func:`parse_routing`).
+        ``"uniform"``, ``"node-limited[:M]"``, ``"balanced"`` or ``"grouped"``
+        (:func:`parse_routing`).
     runtime : str, optional
         Collective runtime for ``kernel="all-to-allv"``, passed to ``analysis.cost``
         when given.
@@ -1864,7 +1866,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         gap = analysis.GRAPH_KERNEL_OVERHEAD.value
         params = params + (analysis.GRAPH_KERNEL_OVERHEAD,)
     elif not (is_finite(kernel_gap) and kernel_gap >= 0):
-        raise error_for(kernel_gap)(f"kernel_gap must be seconds >= 0, got {kernel_gap!r}")
+        raise error_for(kernel_gap, f"kernel_gap must be seconds >= 0, got {kernel_gap!r}")
     else:
         gap = float(kernel_gap)
     gaps_d = max(kern.kernels[0] - 1, 0) * gap

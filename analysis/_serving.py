@@ -2871,7 +2871,7 @@ def pareto_front(points, x="tokens_per_s_user", y="tokens_per_s_gpu"):
         for key in (x, y):
             v = get(p, key)
             if not is_real(v) or math.isnan(v):
-                raise error_for(v)(f"pareto_front: every point's {key} must be a number (not "
+                raise error_for(v, f"pareto_front: every point's {key} must be a number (not "
                                    f"nan), got {v!r}")
     order = sorted(range(len(points)), key=lambda i: (-get(points[i], x), -get(points[i], y),
                                                        i))

@@ -56,6 +56,7 @@ from ._units import (
     is_bool,
     is_float,
     is_int,
+    kind_of,
     parse_address,
     sequence_of,
     show_value,
@@ -268,7 +269,7 @@ def check_interleave(ways, granularity):
              INTERLEAVE_GRANULARITIES)):
         if not is_int(value):
             raise TypeError(f"interleave {what} must be {rule}, got {what}={show_value(value)} "
-                            f"(a {type(value).__name__})")
+                            f"({kind_of(value)})")
         if value not in allowed:
             raise AddressMapError(f"interleave {what} must be {rule}, got "
                                   f"{what}={show_value(value)}")

@@ -180,7 +180,7 @@ class ChipSpec:
                             ("reduce_rate", "B/s")):
             v = getattr(self, field)
             if not (is_finite(v) and v > 0):
-                raise error_for(v)(f"chip {self.name!r}: {field} must be a positive finite "
+                raise error_for(v, f"chip {self.name!r}: {field} must be a positive finite "
                                    f"{unit}, got {v!r}")
             object.__setattr__(self, field, float(v))
         pairs = items_of(self.tensor_flops.items() if isinstance(self.tensor_flops, dict)
@@ -196,7 +196,7 @@ class ChipSpec:
                 raise SpecError(f"chip {self.name!r}: tensor_flops format must be one of "
                                 f"{MATH_FORMATS}, got {fmt!r}")
             if not (is_finite(v) and v > 0):
-                raise error_for(v)(f"chip {self.name!r}: tensor_flops[{fmt!r}] must be a "
+                raise error_for(v, f"chip {self.name!r}: tensor_flops[{fmt!r}] must be a "
                                    f"positive finite FLOP/s, got {v!r}")
             flops[fmt] = float(v)       # a numpy float or a Fraction: the float it equals
         if flops.get("bf16", self.peak_flops) != self.peak_flops:

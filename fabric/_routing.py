@@ -209,7 +209,7 @@ from ._routing_engine import (
 )
 from ._routing_uniform import link_orbits, orbit_loads
 from ._structure import Clos, Dragonfly, Grid, Switched
-from ._units import check_count, is_real, sequence_of, show_value
+from ._units import check_count, is_real, kind_of, sequence_of, show_value
 
 __all__ = ["ECMP_MODES", "POLICIES", "Router", "route", "route_many"]
 
@@ -399,7 +399,7 @@ class Router:
         if w.dtype.kind not in "iuf":
             raise TypeError(f"nbytes must be bytes (a number, or an array of them with the "
                             f"length of src), got {show_value(nbytes)} "
-                            f"(a {type(nbytes).__name__})")
+                            f"({kind_of(nbytes)})")
         w = w.astype(float, copy=False)
         if w.ndim and w.shape != s.shape:
             raise ValueError(f"nbytes must be a scalar or have the length of src ({len(s)}), "

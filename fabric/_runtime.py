@@ -325,7 +325,7 @@ def _check_split(name, q):
         raise SpecError(f"runtime {name!r}: a split table needs its 'rule' (0, 1 or 2)")
     rule = q["rule"]
     if not is_int(rule) or rule not in (0, 1, 2):
-        kind = "" if is_int(rule) else f" (a {type(rule).__name__})"
+        kind = "" if is_int(rule) else f" ({kind_of(rule)})"
         raise (SpecError if is_int(rule) else TypeError)(
             f"runtime {name!r}: split rule must be 0, 1 or 2, got {rule!r}{kind}")
     need = {1: [("byte_align", 1)] + [(("align", p), 1) for p in ("LL", "LL128", "Simple")],
@@ -337,7 +337,7 @@ def _check_split(name, q):
         if v is not None and is_finite(v) and v >= least \
                 and (not flag or v in (0, 1)):
             continue
-        kind = "" if v is None or is_real(v) else f" (a {type(v).__name__})"
+        kind = "" if v is None or is_real(v) else f" ({kind_of(v)})"
         raise (SpecError if not kind else TypeError)(
             f"runtime {name!r}: split rule {rule} needs {key!r} "
             f"{'0 or 1' if flag else f'>= {least}'}, got {show_value(v)}{kind}")

@@ -29,6 +29,7 @@ import functools
 import math
 import numbers
 import re
+import sys
 from fractions import Fraction
 
 from ._errors import SpecError
@@ -242,14 +243,20 @@ def is_numeral(text):
 
     ``int()`` and ``str.isdecimal`` also take other scripts' digits (``"4\u0663"`` is 43),
     fullwidth digits, a ``+`` and ``_`` separators; a spec that reads ``torus:4\u0663`` as 43
-    chips would be a surprise, so those are refused where text is read as a number.
+    chips would be a surprise, so those are refused where text is read as a number. So is a
+    numeral longer than ``int()`` reads (Python's limit, 4300 digits by default): every caller
+    reads a numeral with ``int()``, which raised a bare ValueError for 5000 digits (``cofabric
+    cost torus:9...9x4``, ``--ranks``, ``--layout tp=``, ``--fail-chip``: internal errors).
 
     >>> is_numeral("12"), is_numeral("-3"), is_numeral("1_000"), is_numeral("+3")
     (True, True, False, False)
-    >>> is_numeral("4\u0663"), is_numeral(""), is_numeral("-")
-    (False, False, False)
+    >>> is_numeral("4\u0663"), is_numeral(""), is_numeral("-"), is_numeral("9" * 5000)
+    (False, False, False, False)
     """
-    return _integer_re(False, False, True).fullmatch(text) is not None
+    if _integer_re(False, False, True).fullmatch(text) is None:
+        return False
+    most = sys.get_int_max_str_digits()         # 0: no limit
+    return most == 0 or len(text.lstrip("-")) <= most
 
 
 def parse_size(value):
@@ -557,7 +564,7 @@ def check_count(value, name, minimum=0, rule=None, *, below=None, error=SpecErro
                 f"an integer in [{minimum}, {below})"
     if not is_int(value):
         raise TypeError(f"{name} must be {rule}, got {name}={show_value(value)} "
-                        f"(a {type(value).__name__})")
+                        f"({kind_of(value)})")
     if (minimum is not None and value < minimum) or (below is not None and value >= below):
         raise error(f"{name} must be {rule}, got {name}={show_value(value)}")
     if not is_finite(value):
@@ -606,13 +613,13 @@ def is_float(x):
 
 
 def _checked(value, name, what):
-    """``value`` if it is a finite real number; else a TypeError or ValueError naming it
-    and the helper ``name`` refusing it (a bool is not a quantity, nan has no digits)."""
-    if is_bool(value):
-        raise TypeError(f"{name}: {value} is a bool, not a number of {what}")
-    if not isinstance(value, numbers.Real):
+    """``value`` if it is a finite real number; else a TypeError (:func:`is_real`: a bool is
+    not a quantity) or ValueError (nan has no digits) naming it and the formatter ``name``
+    refusing it. Not :func:`check_number`: a formatter prints any sign, and an int beyond a
+    float's range as its digits, exactly (``format_size(2**1100)``)."""
+    if not is_real(value):
         raise TypeError(f"{name}: {show_value(value)} is not a number of {what} "
-                        f"(a {type(value).__name__})")
+                        f"({kind_of(value)})")
     if type(value).__module__ == "numpy":
         value = value.item()      # np.float16: comparing it with 1e15 warns of an overflow
     try:
@@ -641,16 +648,20 @@ def is_finite(x):
         return False
 
 
-def error_for(value, error=SpecError):
-    """The class of the error that refuses ``value`` where a number goes: a TypeError for what
-    is no real number (:func:`is_real`: a bool, a string, None; STYLE's rule), else ``error``
-    (a number out of range: nan, inf, a negative time). For checks whose own message names
-    the rule (:func:`check_number` is the common one).
+def error_for(value, message, error=SpecError):
+    """The error that refuses ``value`` where a number goes, saying ``message`` (the check's
+    own rule): a TypeError for what is no real number (:func:`is_real`: a bool, a string,
+    None; STYLE's rule), its kind named as :func:`check_count` and :func:`check_number` name
+    it (``message`` + " (a bool)"), else ``error`` (a number out of range: nan, inf, a negative
+    time). For checks whose own message names the rule (:func:`check_number` is the common
+    one): ``raise error_for(v, f"... got {v!r}")``.
 
-    >>> error_for("2"), error_for(float("nan")), error_for(-1, ValueError)
-    (<class 'TypeError'>, <class 'fabric.SpecError'>, <class 'ValueError'>)
+    >>> error_for("2", "x must be a number, got '2'")
+    TypeError("x must be a number, got '2' (a str)")
+    >>> error_for(float("nan"), "x must be finite"), error_for(-1, "x must be >= 0", ValueError)
+    (SpecError('x must be finite'), ValueError('x must be >= 0'))
     """
-    return error if is_real(value) else TypeError
+    return error(message) if is_real(value) else TypeError(f"{message} ({kind_of(value)})")
 
 
 def check_number(name, value, minimum=0, unit="", *, strict=False, tail=""):
@@ -677,7 +688,7 @@ def check_number(name, value, minimum=0, unit="", *, strict=False, tail=""):
     if not is_real(value):
         raise TypeError(f"{name} must be a finite number {'>' if strict else '>='} {minimum}"
                         f"{unit}{tail}, got {name}={show_value(value)} "
-                        f"(a {type(value).__name__})")
+                        f"({kind_of(value)})")
     ok = is_finite(value) and (value > minimum if strict else value >= minimum)
     if not ok:
         raise SpecError(f"{name} must be a finite number {'>' if strict else '>='} {minimum}"
@@ -701,7 +712,7 @@ def check_fraction(name, value, lo, hi, lo_open=False, tail=""):
     bound = f"({lo}, {hi}]" if lo_open else f"[{lo}, {hi}]"
     if not is_real(value):
         raise TypeError(f"{name} must be in {bound}{tail}, got {name}={show_value(value)} "
-                        f"(a {type(value).__name__})")
+                        f"({kind_of(value)})")
     ok = is_finite(value) and (value > lo if lo_open else value >= lo) and value <= hi
     if not ok:
         raise SpecError(f"{name} must be in {bound}{tail}, got {name}={show_value(value)}")

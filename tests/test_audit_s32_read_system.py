@@ -17,7 +17,7 @@ import topologies
     (pathlib.Path("plan.toml"), (r"got PosixPath\('plan.toml'\) \(a PosixPath\) \(to read a "
                                  r"file, load_system\(path\)\)")),
     (b"[system]", r"\(a bytes\) \(decode it first, or load_system\(path\) for a file\)"),
-    (None, r"got None \(a NoneType\)$"), (123, r"got 123 \(a int\)$")])
+    (None, r"got None \(a NoneType\)$"), (123, r"got 123 \(an int\)$")])
 def test_read_system_takes_text(value, hint):
     with pytest.raises(TypeError, match="^read_system takes the TOML text of a system file, "
                                         "a str, .*" + hint):

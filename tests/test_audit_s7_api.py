@@ -69,10 +69,10 @@ def test_equal_domains_takes_a_numpy_bool_as_its_bool():
 
 
 @pytest.mark.parametrize("args,exc,match", [
-    ((math.nan, 3e-6, 8), SpecError, "gpu_time must be finite"),
-    ((1e-5, math.inf, 8), SpecError, "host_launch must be finite"),
-    ((-1.0, 3e-6, 8), SpecError, "gpu_time must be >= 0"),
-    ((True, 3e-6, 8), TypeError, "gpu_time must be a number"),
+    ((math.nan, 3e-6, 8), SpecError, "gpu_time must be a finite number >= 0 seconds, got gpu_time=nan"),
+    ((1e-5, math.inf, 8), SpecError, "host_launch must be a finite number >= 0 seconds, got host_launch=inf"),
+    ((-1.0, 3e-6, 8), SpecError, "gpu_time must be a finite number >= 0 seconds, got gpu_time=-1.0"),
+    ((True, 3e-6, 8), TypeError, r"gpu_time must be a finite number >= 0 seconds, got gpu_time=True \(a bool\)"),
     ((1e-5, 3e-6, 0), SpecError, "devices must be an integer >= 1"),
     ((1e-5, 3e-6, True), TypeError, "devices must be an integer >= 1"),
     ((1e-5, 3e-6, 8, 0), SpecError, "iterations must be an integer >= 1"),

@@ -132,7 +132,7 @@ def test_gqa_kv_shards():
     ({"dense_layers": 70}, "dense_layers must be <= layers"),
     ({"experts_per_token": 400}, "experts_per_token must be <= routed_experts"),
     ({"layers": 0}, "layers must be an integer >= 1, got layers=0"),
-    ({"weight_bytes": 0}, "weight_bytes must be positive"),
+    ({"weight_bytes": 0}, "weight_bytes must be a finite number > 0, got weight_bytes=0"),
 ])
 def test_bad_configs(change, match):
     with pytest.raises(SpecError, match=match):
@@ -286,7 +286,7 @@ def test_ffn_weight_bytes_defaults_to_weight_bytes_and_follows_replace():
     assert bf16.ffn_bytes_per_weight == 2.0 and bf16.shared_expert_bytes == 2 * k2.expert_params
     names = {p.name: p.value for p in k2.parameters()}
     assert names["kimi-k2.ffn_weight_bytes"] == 1.0 and names["kimi-k2.mtp_modules"] == 0
-    with pytest.raises(SpecError, match="ffn_weight_bytes must be positive"):
+    with pytest.raises(SpecError, match="ffn_weight_bytes must be a finite number > 0"):
         dataclasses.replace(k2, ffn_weight_bytes=0)
     with pytest.raises(SpecError, match="mtp_modules must be an integer >= 0"):
         dataclasses.replace(k2, mtp_modules=-1)

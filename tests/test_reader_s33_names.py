@@ -64,3 +64,15 @@ def test_a_model_file_name_of_the_wrong_kind_is_one_line_exit_2(tmp_path):
     assert (rc, out) == (2, "")
     assert err.strip().endswith("m.toml: model name must be a str, got 5 (an int)")
     assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("build, value, kind", [
+    (lambda v: dataclasses.replace(fabric.chip_spec("h100"), hbm_bandwidth=v), "3e12", "a str"),
+    (lambda v: dataclasses.replace(transport("rdma"), software_post=v), True, "a bool"),
+    (lambda v: dataclasses.replace(WEIGHT_FORMATS["fp8"], bits=v), None, "a NoneType"),
+    (lambda v: fabric.format_time(v), True, "a bool")])
+def test_a_number_check_names_the_kind_it_refused(build, value, kind):
+    # error_for's messages ended at the value; check_count's and check_number's name its
+    # kind: one spelling now (fabric._units.kind_of)
+    with pytest.raises(TypeError, match=rf"\({kind}\)$"):
+        build(value)

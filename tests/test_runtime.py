@@ -976,14 +976,14 @@ def test_blocking_adds_every_launch_and_ideal_ignores_it():
 
 
 @pytest.mark.parametrize("kw, exc, says", [
-    ({"gpu_time": float("nan")}, SpecError, "gpu_time must be finite"),
-    ({"gpu_time": float("inf")}, SpecError, "gpu_time must be finite"),
-    ({"gpu_time": -1e-6}, SpecError, "gpu_time must be >= 0"),
-    ({"gpu_time": "1e-6"}, TypeError, "gpu_time must be a number"),
-    ({"gpu_time": True}, TypeError, "gpu_time must be a number"),
-    ({"host_launch": float("nan")}, SpecError, "host_launch must be finite"),
-    ({"host_launch": -3e-6}, SpecError, "host_launch must be >= 0"),
-    ({"host_launch": None}, TypeError, "host_launch must be a number"),
+    ({"gpu_time": float("nan")}, SpecError, "gpu_time must be a finite number >= 0 seconds, got gpu_time=(nan|inf)$"),
+    ({"gpu_time": float("inf")}, SpecError, "gpu_time must be a finite number >= 0 seconds, got gpu_time=(nan|inf)$"),
+    ({"gpu_time": -1e-6}, SpecError, "gpu_time must be a finite number >= 0 seconds, got gpu_time=-1e-06$"),
+    ({"gpu_time": "1e-6"}, TypeError, r"gpu_time must be a finite number >= 0 seconds, got gpu_time=\'1e-6\' \(a str\)$"),
+    ({"gpu_time": True}, TypeError, r"gpu_time must be a finite number >= 0 seconds, got gpu_time=True \(a bool\)$"),
+    ({"host_launch": float("nan")}, SpecError, "host_launch must be a finite number >= 0 seconds, got host_launch=nan$"),
+    ({"host_launch": -3e-6}, SpecError, "host_launch must be a finite number >= 0 seconds, got host_launch=-3e-06$"),
+    ({"host_launch": None}, TypeError, r"host_launch must be a finite number >= 0 seconds, got host_launch=None \(a NoneType\)$"),
     ({"devices": 0}, SpecError, "devices must be an integer >= 1"),
     ({"devices": -3, "blocking": True}, SpecError, "devices must be an integer >= 1"),
     ({"devices": 2.5}, TypeError, "devices must be an integer >= 1"),
