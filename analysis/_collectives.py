@@ -92,6 +92,7 @@ from fabric import (
 )
 from fabric import runtime as get_runtime
 from fabric import transport as get_transport
+from fabric._arrays import traffic_values
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
 from fabric._units import check_count, check_number, flag_of, is_bool, is_finite, is_real
@@ -100,7 +101,6 @@ from . import _runtime_cost
 from ._bounds import cut_seconds_per_byte, flow_seconds_per_byte
 from ._closed_form import busbw_factor, normalize_algorithm, normalize_op
 from ._schedules import ALGORITHMS, NotApplicableError, resolve_ranks, schedule
-from ._traffic import traffic_values
 
 __all__ = [
     "IN_SWITCH_EFFICIENCY",

@@ -143,7 +143,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
-from fabric._arrays import check_length
+from fabric._address import whole_numbers
+from fabric._arrays import check_length, number_array
 from fabric._memo import fabric_memo
 from fabric._runtime import release_on
 from fabric._schema import MAX_BYTES
@@ -155,6 +156,9 @@ from fabric._units import (
     flag_of,
     is_finite,
     is_numeral,
+    items_of,
+    kind_of,
+    show_value,
 )
 
 from ._collectives import default_runtime
@@ -1150,7 +1154,41 @@ def expected_max_active(active, owner, chips):
     >>> import numpy as np
     >>> expected_max_active(np.array([0.5, 0.5]), np.array([0, 1]), 2)   # 1 - 0.5 * 0.5
     0.75
+
+    Raises
+    ------
+    TypeError
+        For values of the wrong kind: ``active`` not numbers (a bool among them too),
+        ``owner`` not integers, ``chips`` not an integer.
+    SpecError
+        For an ``active`` entry outside [0, 1] (nan too), an ``owner`` outside
+        ``0..chips-1``, arrays of different lengths or not 1-D, ``chips`` < 1.
     """
+    # the public face checks (a bool was read as probability 1, owner 1.7 as chip 1, a longer
+    # active silently cut to owner's length, active=2 answered nan); the step's own arrays go
+    # straight to _busiest_active
+    chips = check_count(chips, "chips", 1)
+    if items_of(active) == [] and items_of(owner) == []:
+        return 0.0          # no experts ([] reads as a float array)
+    owner = whole_numbers(owner, "owner", f"integers in 0..{chips - 1} (chips)", high=chips,
+                          exc=SpecError)
+    a = number_array(active, "active")
+    if a.dtype.kind not in "iuf":
+        raise TypeError(f"active must be probabilities (numbers), got an array of dtype "
+                        f"{a.dtype}")
+    a = a.astype(float)
+    if np.ndim(owner) != 1 or a.shape != owner.shape:
+        raise SpecError(f"active and owner must be 1-D arrays of one entry per expert, got "
+                        f"shapes {a.shape} and {np.shape(owner)}")
+    bad = np.flatnonzero(~((a >= 0) & (a <= 1)))      # nan is neither
+    if len(bad):
+        raise SpecError(f"active must be probabilities in [0, 1], got active[{bad[0]}]="
+                        f"{float(a[bad[0]])!r}")
+    return _busiest_active(a, owner, chips)
+
+
+def _busiest_active(active, owner, chips):
+    """:func:`expected_max_active` of checked arrays (a decode step's own routing)."""
     # a pure function of its arrays' values, remembered by them: from ~1,200 tokens on every
     # one of DeepSeek's 256 experts (8 a token) is certainly active (``active`` all 1.0), so
     # a serving run's hundreds of step sizes ask for a few distinct answers
@@ -2722,7 +2760,7 @@ class _Settings:
     def busiest_active(self):
         """:func:`expected_max_active` of :attr:`routing` over the ``ep`` ranks, found once a
         step (the step, its MoE block and :func:`_measured_moe_module` read it)."""
-        return expected_max_active(self.routing.active, self.routing.owner, self.lay.ep)
+        return _busiest_active(self.routing.active, self.routing.owner, self.lay.ep)
 
     def fixed(self, name):
         """Seconds kernel ``name`` runs beyond its boundary and its streaming time, whatever
@@ -3240,9 +3278,9 @@ def _check_floors(kernel_floors):
     """``kernel_floors`` as sorted (class, seconds beyond an empty kernel) pairs."""
     if kernel_floors is None:
         kernel_floors = {k: p.value for k, p in KERNEL_FLOORS.items()}
-    if not hasattr(kernel_floors, "items"):
-        raise SpecError(f"kernel_floors must be a mapping of kernel class to seconds or None, "
-                        f"got {kernel_floors!r}")
+    if not hasattr(kernel_floors, "items"):     # a wrong kind (STYLE's rule; session 33)
+        raise TypeError(f"kernel_floors must be a mapping of kernel class to seconds or None, "
+                        f"got {show_value(kernel_floors)} ({kind_of(kernel_floors)})")
     classes = set(KERNEL_CLASSES.values())
     out = []
     for cls, val in sorted(kernel_floors.items()):
@@ -4000,7 +4038,7 @@ def _moe_ffn_work(s, route, busiest=None):
     sh = _shared_split(lay)
     tokens = s.t_dp if etp > 1 else s.t_dp / tp
     if busiest is None:
-        busiest = expected_max_active(route.active, route.owner, lay.ep)
+        busiest = _busiest_active(route.active, route.owner, lay.ep)
     pairs = _busiest_pairs(s, route)
     rows = pairs / busiest if busiest > 0 else 0.0      # rows per group of the grouped GEMMs
     routed_read = busiest * m.routed_expert_bytes / etp / s.moe_bw
@@ -4163,7 +4201,7 @@ def _layer_times(s, mem, route, comm):
     kernels_att = len(att_names)
     attention, att_floor = _attention_block_time(s, mem, att_names, att_w + kv_t)
     # the MoE FFN block's work, once for the stream and the two-batch windows (below)
-    busiest = s.busiest_active if route is s.routing else expected_max_active(
+    busiest = s.busiest_active if route is s.routing else _busiest_active(
         route.active, route.owner, lay.ep)
     moe_work = _moe_ffn_work(s, route, busiest)
     windows = _two_batch_windows(s, mem, moe_work) if s.overlap == TWO_BATCH else None

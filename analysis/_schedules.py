@@ -62,11 +62,11 @@ import math
 import numpy as np
 
 from fabric import Grid, NodeError, SpecError
+from fabric._arrays import traffic_values
 from fabric._failures import require_joined
 from fabric._units import check_count, sequence_of
 
 from ._closed_form import normalize_algorithm, normalize_op
-from ._traffic import traffic_values
 
 __all__ = [
     "ALGORITHMS",

@@ -57,9 +57,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from fabric import FabricError, Grid
+from fabric._arrays import traffic_values
 
 from ._lp_reduce import reduce_lp
-from ._traffic import TrafficMatrix, traffic_values
+from ._traffic import TrafficMatrix
 
 __all__ = ["Throughput", "bisection_bound", "throughput"]
 

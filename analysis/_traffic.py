@@ -34,13 +34,12 @@ import math
 import numpy as np
 
 from fabric import NodeError, SpecError
-from fabric._arrays import check_length, number_array
+from fabric._arrays import check_length, traffic_values
 from fabric._units import (
     check_count,
     check_fraction,
     check_number,
     is_bool,
-    is_finite,
     is_real,
     text_of,
 )
@@ -81,11 +80,8 @@ class TrafficMatrix:
             object.__setattr__(self, "data", traffic_values(
                 self.data, self.n, f"data must be a traffic matrix ({self.n} x {self.n} bytes)",
                 "data", copy=False))
-        elif not is_real(self.fill):
-            raise TypeError(f"fill must be a byte count (a number), got {self.fill!r:.60} "
-                            f"(a {type(self.fill).__name__})")
-        elif not (is_finite(self.fill) and self.fill >= 0):
-            raise SpecError(f"fill must be a finite byte count >= 0, got {self.fill!r:.60}")
+        else:
+            check_number("fill", self.fill, 0, " bytes")
 
     @property
     def shape(self):
@@ -123,52 +119,6 @@ class TrafficMatrix:
     def total(self):
         """Total bytes."""
         return float(self.sent.sum())
-
-
-def traffic_values(matrix, n, what, name, copy=True):
-    """``matrix``, a traffic matrix given as numbers (bytes from rank ``i`` to rank ``j``), as a
-    new ``n x n`` array of floats: the one check of such a matrix, for :func:`link_loads`,
-    :func:`analysis.throughput`, :func:`analysis.schedule` and :func:`analysis.cost`'s
-    all-to-allv. ``what`` leads every message (it names the argument and its shape), each
-    followed by ", got ..."; ``name`` is the argument's name, for an entry named by position;
-    ``copy=False`` returns a float ndarray given as it is (no second n x n array).
-
-    Numbers only (ints, floats, and Python numbers held as objects such as Fractions):
-    booleans (numpy reads them as 1-byte pairs; one among numbers in a sequence too:
-    :func:`fabric._arrays.number_array`), complex numbers (numpy keeps the real part), text
-    and other objects are a TypeError; rows of different lengths, another shape, and an entry
-    that is not a finite byte count >= 0 a SpecError (a ValueError).
-
-    >>> traffic_values([[0, 1], [2, 0]], 2, "traffic matrix (2 x 2)", "matrix").tolist()
-    [[0.0, 1.0], [2.0, 0.0]]
-    >>> traffic_values([[True, False], [False, True]], 2, "traffic matrix (2 x 2)", "matrix")
-    Traceback (most recent call last):
-    ...
-    TypeError: traffic matrix (2 x 2), got booleans: [[True, False], [False, True]]
-    >>> traffic_values([[0, 1], [True, 0]], 2, "traffic matrix (2 x 2)", "matrix")
-    Traceback (most recent call last):
-    ...
-    TypeError: matrix[1][0] must be an integer, got matrix[1][0]=True (a bool)
-    """
-    try:
-        M = number_array(matrix, name)
-    except ValueError as e:     # numpy refuses rows of different lengths
-        raise SpecError(f"{what}, got rows of different lengths") from e
-    if M.dtype.kind == "O" and all(map(is_real, M.flat)):
-        M = M.astype(float)     # Python numbers held as objects (ints, Fractions)
-    if M.dtype.kind not in "iuf":
-        kind = {"b": "booleans", "c": "complex numbers", "U": "text", "S": "text"}.get(
-            M.dtype.kind, "values that are not numbers")
-        raise TypeError(f"{what}, got {kind}: {matrix!r:.60}")
-    M = M.astype(float, copy=copy)      # a new array unless asked: callers may write into it
-    if M.shape != (n, n):
-        raise SpecError(f"{what}, got an array of shape {M.shape}")
-    bad = ~np.isfinite(M) | (M < 0)
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
-        raise SpecError(f"{what}, got entries that are not finite byte counts >= 0 "
-                        f"([{i}, {j}] = {float(M[i, j])!r})")
-    return M
 
 
 def _count(fabric_or_n):

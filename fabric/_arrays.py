@@ -10,7 +10,7 @@ it holds and passes unexamined (a bool array is refused by each caller's dtype r
 import numpy as np
 
 from ._errors import SpecError
-from ._units import is_bool
+from ._units import is_bool, is_real
 
 __all__ = []
 
@@ -63,3 +63,51 @@ def check_length(length, what, itemsize=8):
         raise SpecError(f"{what} is more than an array can hold ({most} items of {itemsize} "
                         "bytes)")
     return length
+
+
+def traffic_values(matrix, n, what, name, copy=True):
+    """``matrix``, a traffic matrix given as numbers (bytes from rank ``i`` to rank ``j``), as a
+    new ``n x n`` array of floats: the one check of such a matrix, for
+    :meth:`fabric.Router.loads_matrix`, ``analysis.link_loads``, ``analysis.throughput``,
+    ``analysis.schedule`` and ``analysis.cost``'s all-to-allv (here, in the fabric layer,
+    since the router takes one: DESIGN.md, fabric imports no analysis). ``what`` leads every
+    message (it names the argument and its shape), each followed by ", got ..."; ``name`` is
+    the argument's name, for an entry named by position; ``copy=False`` returns a float
+    ndarray given as it is (no second n x n array).
+
+    Numbers only (ints, floats, and Python numbers held as objects such as Fractions):
+    booleans (numpy reads them as 1-byte pairs; one among numbers in a sequence too:
+    :func:`number_array`), complex numbers (numpy keeps the real part), text
+    and other objects are a TypeError; rows of different lengths, another shape, and an entry
+    that is not a finite byte count >= 0 a SpecError (a ValueError).
+
+    >>> traffic_values([[0, 1], [2, 0]], 2, "traffic matrix (2 x 2)", "matrix").tolist()
+    [[0.0, 1.0], [2.0, 0.0]]
+    >>> traffic_values([[True, False], [False, True]], 2, "traffic matrix (2 x 2)", "matrix")
+    Traceback (most recent call last):
+    ...
+    TypeError: traffic matrix (2 x 2), got booleans: [[True, False], [False, True]]
+    >>> traffic_values([[0, 1], [True, 0]], 2, "traffic matrix (2 x 2)", "matrix")
+    Traceback (most recent call last):
+    ...
+    TypeError: matrix[1][0] must be an integer, got matrix[1][0]=True (a bool)
+    """
+    try:
+        M = number_array(matrix, name)
+    except ValueError as e:     # numpy refuses rows of different lengths
+        raise SpecError(f"{what}, got rows of different lengths") from e
+    if M.dtype.kind == "O" and all(map(is_real, M.flat)):
+        M = M.astype(float)     # Python numbers held as objects (ints, Fractions)
+    if M.dtype.kind not in "iuf":
+        kind = {"b": "booleans", "c": "complex numbers", "U": "text", "S": "text"}.get(
+            M.dtype.kind, "values that are not numbers")
+        raise TypeError(f"{what}, got {kind}: {matrix!r:.60}")
+    M = M.astype(float, copy=copy)      # a new array unless asked: callers may write into it
+    if M.shape != (n, n):
+        raise SpecError(f"{what}, got an array of shape {M.shape}")
+    bad = ~np.isfinite(M) | (M < 0)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise SpecError(f"{what}, got entries that are not finite byte counts >= 0 "
+                        f"([{i}, {j}] = {float(M[i, j])!r})")
+    return M

@@ -16,7 +16,25 @@ host-local address). A choice from a set (interleave ways, a runtime's split rul
 ``skew=-1`` or nan a SpecError). Text from
 a spec or a file is a value: a spec's ``links=2.5`` or an address ``'0xZZ'`` is a SpecError or
 AddressMapError, and the file readers name a TypeError of a field as a SpecError with the
-path, so the CLI still reports bad input on one line.
+path, so the CLI still reports bad input on one line. Labels too (session 33): a record's
+name, source or description, and a choice's name before its set (a chip's generation, a
+runtime's kind), is a str or a TypeError (``fabric._units.text_of``); a refused value's kind
+is written one way, "(an int)" (``fabric._units.kind_of``).
+
+Decided, and kept (session 33):
+
+- ``Fabric.node(x)`` answers a NodeError for ANY name it does not find, ``1.0``, ``True`` or
+  ``[1]`` included: node names are any hashable (``from_graph`` takes a networkx graph, whose
+  nodes may be named ``1.0``), so a miss is a lookup's value; only ranks are ints (``1.0`` is
+  not read as rank 1, ``True`` not as rank 1).
+- A graph's attributes (``Fabric.from_graph``) of any wrong kind (a bandwidth ``"25GB/s"``)
+  are a GraphError: the graph is data checked as a whole against the schema, each fault
+  naming its edge or node (as a file's fields are SpecErrors naming the file), not an
+  argument.
+- ``cost(size=1.5)`` prices 1.5 bytes: a size in bytes is a real number >= 1 (a computed split
+  such as a total over p ranks need not be whole; below one byte is refused); TEXT such as
+  ``"1.5"`` or ``"1.3B"`` must be whole bytes (``parse_size``: a written size is exact).
+- ``kernel_floors`` that is no mapping is a TypeError (was a SpecError).
 """
 
 __all__ = [

@@ -193,8 +193,8 @@ Examples
 import numpy as np
 import scipy.sparse as sp
 
-from ._arrays import number_array
-from ._errors import NodeError, RoutingError
+from ._arrays import number_array, traffic_values
+from ._errors import NodeError, RoutingError, SpecError
 from ._routing_bypass import Bypass, Bypasses
 from ._routing_dor import DimOrder
 from ._routing_dragonfly import Minimal
@@ -603,28 +603,35 @@ class Router:
     def loads_matrix(self, matrix):
         """Link loads of a traffic matrix between endpoints (rank x rank, bytes).
 
-        ``matrix`` is a dense array, a scipy sparse matrix, or an object with
-        ``shape`` and ``rows(start, stop)`` returning a dense block of rows; it is
-        processed in blocks of rows so a large uniform matrix need not be stored.
+        ``matrix`` is an array of numbers (a list of rows too), a scipy sparse matrix, or
+        an object with ``shape`` and ``rows(start, stop)`` returning a dense block of rows
+        (``analysis.TrafficMatrix``, checked where it was built); it is processed in blocks
+        of rows so a large uniform matrix need not be stored. An array is checked as every
+        reader of a traffic matrix checks one (:func:`fabric._arrays.traffic_values`): a
+        bool matrix was read as 1-byte pairs, a complex one by its real part.
         """
         n = self.fabric.n_endpoints
-        shape = getattr(matrix, "shape", None)
-        if shape is None or tuple(shape) != (n, n):
-            raise ValueError(f"matrix must be {n} x {n} (ranks of {self.fabric.name}), "
-                             f"got shape {shape}")
+        what = f"matrix must be a traffic matrix ({n} x {n} bytes for {self.fabric.name})"
+        dense = not (sp.issparse(matrix) or hasattr(matrix, "rows"))
+        if dense:
+            matrix = traffic_values(matrix, n, what, "matrix", copy=False)
+        elif tuple(getattr(matrix, "shape", ())) != (n, n):
+            raise SpecError(f"{what}, got shape {getattr(matrix, 'shape', None)}")
+        elif sp.issparse(matrix) and matrix.dtype.kind not in "iuf":
+            raise TypeError(f"{what}, got a sparse matrix of {matrix.dtype} values")
         ep = self.fabric.endpoint_indices
         out = np.zeros(self.n_links)
         step = max(1, BLOCK // max(n, 1))
         for r0 in range(0, n, step):
             r1 = min(n, r0 + step)
-            if hasattr(matrix, "rows"):
-                block = np.asarray(matrix.rows(r0, r1), dtype=float)
-            elif sp.issparse(matrix):
-                block = matrix[r0:r1].toarray()
-            else:
-                block = np.asarray(matrix[r0:r1], dtype=float)
-            if (block < 0).any() or not np.isfinite(block).all():
-                raise ValueError("traffic matrix entries must be finite and >= 0")
+            if dense:
+                block = matrix[r0:r1]
+            else:       # a block at a time: its entries checked as it comes
+                block = np.asarray(matrix.rows(r0, r1) if hasattr(matrix, "rows")
+                                   else matrix[r0:r1].toarray(), dtype=float)
+                if (block < 0).any() or not np.isfinite(block).all():
+                    raise SpecError(f"{what}, got entries that are not finite byte counts "
+                                    f">= 0 in rows {r0}..{r1 - 1}")
             if (self._dor is None and self._df is None and self._fallback is None
                     and self.ecmp == "all"):
                 self._engine.loads_rows(ep[r0:r1], ep, block, out)

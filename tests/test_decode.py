@@ -814,9 +814,10 @@ def test_step_is_the_sum_of_its_counted_kernels(batch, layout, engine, graphs, f
 @pytest.mark.parametrize("bad, match", [
     ({"nonsense": 1e-6}, "unknown kernel class"), ({"norm": -1e-6}, "kernel_floors"),
     ({"norm": float("nan")}, "kernel_floors"), ({"norm": "3us"}, "kernel_floors"),
-    (3e-6, "mapping")])
+    (3e-6, r"mapping .*, got 3e-06 \(a float\)$")])
 def test_kernel_floors_refuse_bad_input(fab, bad, match):
-    error = TypeError if bad == {"norm": "3us"} else SpecError    # a number's kind (s32)
+    # a number's kind (session 32), the mapping's (session 33: was a SpecError)
+    error = TypeError if bad in ({"norm": "3us"}, 3e-6) else SpecError
     with pytest.raises(error, match=match):
         decode_step(SMALL, fab, batch=1, context=4, collective=fake_cost, kernel_floors=bad)
 
