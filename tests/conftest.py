@@ -12,6 +12,19 @@ settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
+def pytest_configure(config):
+    # The cyclic garbage collector's youngest generation is examined every 10,000 container
+    # allocations instead of CPython's 700: the tests allocate millions of short-lived objects
+    # that reference counting frees anyway, and each young pass promotes what is alive at
+    # that instant, so old-generation passes over the run's whole heap followed. Collector
+    # time, one process, CI=true: 16 heavy test files 6.0 -> 3.7 s CPU; the whole suite (with
+    # frozen_heap) 25.0 -> 10.2 s (automatic full collections ~29 x 0.45 s -> ~10). Only
+    # when garbage is found moves: nothing a test checks.
+    import gc
+
+    gc.set_threshold(10_000, 10, 10)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_make_collect_report(collector):
     # Collecting a module imports it, and pytest rewrites its asserts first: millions of
