@@ -25,8 +25,10 @@ from ._sizes import parse_sizes
 __all__ = []
 
 
-def parse_ranks(tokens):
-    """Ranks (ints) and chip names from tokens; ``A-B`` is the inclusive range of ranks."""
+def parse_ranks(tokens, fabric=None):
+    """Ranks (ints) and chip names from tokens; ``A-B`` is the inclusive range of ranks. With
+    ``fabric``, a range that ends past its last rank is refused before it is listed (``0-10**12``
+    was a list of 10**12 ranks: a MemoryError, exit 3, or the machine's memory)."""
     out = []
     for tok in tokens:
         for part in str(tok).split(","):
@@ -38,6 +40,8 @@ def parse_ranks(tokens):
                 lo, hi = int(a), int(b)
                 if hi < lo:
                     raise SpecError(f"rank range {part!r} runs backwards")
+                if fabric is not None and hi >= fabric.n_ranks:
+                    fabric.node(hi)         # its NodeError: "rank hi is out of range 0..n-1"
                 out += list(range(lo, hi + 1))
             elif is_numeral(part):
                 out.append(int(part))
@@ -103,7 +107,7 @@ def run(args):
     fabric = degrade(topologies.build(args.system), args)
     # 0 is an empty operation: cost() answers it (0 s, or why the runtime launches a kernel)
     sizes = parse_sizes(args.size, zero=True)
-    ranks = parse_ranks(args.ranks) if args.ranks else None
+    ranks = parse_ranks(args.ranks, fabric) if args.ranks else None
     ops = [normalize_op(o) for tok in args.op for o in tok.split(",") if o.strip()]
     if not ops:
         raise SpecError("--op needs at least one collective operation")

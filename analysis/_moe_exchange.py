@@ -1610,7 +1610,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         mode); ``"loadstore"`` requires one load/store domain. Passed to the
         collectives model for ``kernel="all-to-allv"``.
     routing : str
-        ``"uniform"``, ``"node-limited[:M]"`` or ``"balanced"`` (:func:`parse_routing`).
+        ``"uniform"``, ``"node-limited[:M]"``, ``"balanced"`` or ``"grouped"``
+        (:func:`parse_routing`).
     runtime : str, optional
         Collective runtime for ``kernel="all-to-allv"``, passed to ``analysis.cost``
         when given.

@@ -260,9 +260,10 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
 
 
 def _moe(n, nbytes, seed, experts, top_k, tokens, skew, placement):
-    E = 8 * n if experts is None else experts
-    for value, what in ((E, "experts"), (top_k, "top_k"), (tokens, "tokens")):
-        check_count(value, what, 1)
+    # the checked Python ints: np.int64 tokens x n wrapped past check_length, np.uint64
+    # experts made float indices (an IndexError)
+    E, top_k, tokens = (check_count(value, what, 1) for value, what in (
+        (8 * n if experts is None else experts, "experts"), (top_k, "top_k"), (tokens, "tokens")))
     if top_k > E:
         raise SpecError(f"top_k={top_k} must not exceed experts={E}")
     check_length(E, f"experts={E}")                      # a weight and a home per expert

@@ -29,6 +29,7 @@ import functools
 import math
 import numbers
 import re
+import sys
 from fractions import Fraction
 
 from ._errors import SpecError
@@ -242,14 +243,20 @@ def is_numeral(text):
 
     ``int()`` and ``str.isdecimal`` also take other scripts' digits (``"4\u0663"`` is 43),
     fullwidth digits, a ``+`` and ``_`` separators; a spec that reads ``torus:4\u0663`` as 43
-    chips would be a surprise, so those are refused where text is read as a number.
+    chips would be a surprise, so those are refused where text is read as a number. So is a
+    numeral longer than ``int()`` reads (Python's limit, 4300 digits by default): every caller
+    reads a numeral with ``int()``, which raised a bare ValueError for 5000 digits (``cofabric
+    cost torus:9...9x4``, ``--ranks``, ``--layout tp=``, ``--fail-chip``: internal errors).
 
     >>> is_numeral("12"), is_numeral("-3"), is_numeral("1_000"), is_numeral("+3")
     (True, True, False, False)
-    >>> is_numeral("4\u0663"), is_numeral(""), is_numeral("-")
-    (False, False, False)
+    >>> is_numeral("4\u0663"), is_numeral(""), is_numeral("-"), is_numeral("9" * 5000)
+    (False, False, False, False)
     """
-    return _integer_re(False, False, True).fullmatch(text) is not None
+    if _integer_re(False, False, True).fullmatch(text) is None:
+        return False
+    most = sys.get_int_max_str_digits()         # 0: no limit
+    return most == 0 or len(text.lstrip("-")) <= most
 
 
 def parse_size(value):

@@ -170,7 +170,11 @@ CASES = {
     "h800-ring-ar-1k": case("hgx-h800", "all-reduce", KiB, algorithm="ring", ranks=4,
                             metric="time", ops_per_launch=100, devices_per_process=4,
                             blocking=True, **dated("nccl-issue-1984")),
-    "h800-sendrecv-1k": case("hgx-h800", "send-recv", KiB, ranks=2, metric="time",
+    # 4 ranks, not the CSV's gpus 2 (its system column says 4x H800): the source ran
+    # CUDA_VISIBLE_DEVICES=4,5,6,7 sendrecv_perf -g 4, and nccl-tests (88d7e33 src/sendrecv.cu
+    # l.46-60, -D 0: the host API) has each rank send to rank + 1 and receive from rank - 1
+    # (mod 4) in one group (lead, session 33; decided before the row was run)
+    "h800-sendrecv-1k": case("hgx-h800", "send-recv", KiB, ranks=4, metric="time",
                              ops_per_launch=100, **dated("nccl-issue-1984")),
     "h100-sendrecv-small": case("dgx-h100", "send-recv", 8, ranks=2, metric="time",
                                 **dated("nccl-issue-1487")),
@@ -205,7 +209,10 @@ KNOWN_MISSES = {
     # before the 8 NICs' n each way on 2 nodes (397 GB/s). The source (nccl-tests issue 309) ran
     # in VMware VMs with a hand-made NCCL_TOPO_FILE and NCCL_NET_GDR_LEVEL=1
     "h800-sendrecv-1k": (
-        "NVIDIA/nccl issue 1984's sendrecv_perf -m 100 -G 10 on 4 H800 (NCCL 2.29.2): the 100 "
+        "NVIDIA/nccl issue 1984's sendrecv_perf -g 4 -m 100 -G 10 on 4 H800 (NCCL 2.29.2 by the "
+        "date rule; its -D/-V options need NCCL >= 2.28): a ring of 4 ranks, each sending to "
+        "the next and receiving from the previous (nccl-tests sendrecv.cu; the CSV's gpus "
+        "column says 2). The 100 "
         "grouped 1 KiB sends and receives of a rank run as 100 work batches on one channel of one "
         "kernel (src/enqueue.cc scheduleP2pTasksToPlan: a new p2pEpoch, so a new batch, per "
         "operation; one channel per 1 KiB message). The model prices each further batch as the "

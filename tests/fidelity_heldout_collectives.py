@@ -61,14 +61,17 @@ CASES = {
                                     **dated("hf-smol-playbook")),
     "hfplaybook-h100-alltoall-8gpu": case("dgx-h100", "all-to-all", 16 * GiB,
                                           **dated("hf-smol-playbook")),
+    # the two latency rows are the playbook's 'Latency Analysis' chart (one node), run 'using
+    # recommendations from aws-samples/awsome-distributed-training' (its link:
+    # nccl-tests-container.sbatch); that recipe's image over the playbook's date (0877e0e3
+    # 2025-08-31 .. 92bab567 2025-11-26) builds NCCL v2.27.7-1 from source and nccl-tests
+    # v2.16.9 (grouped ncclSend/ncclRecv), run -g 1 (one process a GPU), no -G, no -z: the
+    # rows' software (lead, session 33; the playbook does not say it ran the image as built).
+    # The recipe's NCCL_TUNER_PLUGIN (aws-ofi-nccl) chooses nothing on one node: on p5 its
+    # Region tuner returns for <= 2 nodes (aws/aws-ofi-nccl v1.16.3
+    # src/tuner/nccl_ofi_regions.cpp l.1286-1290), so NCCL's own tuner picks
     "hfplaybook-h100-ar-minlat": case("dgx-h100", "all-reduce", 8, metric="time",
-                                      **dated("hf-smol-playbook")),
-    # the playbook's 'Latency Analysis' chart ran 'using recommendations from
-    # aws-samples/awsome-distributed-training' (its link: nccl-tests-container.sbatch); that
-    # recipe's image over the playbook's date (0877e0e3 2025-08-31 .. 92bab567 2025-11-26)
-    # builds NCCL v2.27.7-1 from source and nccl-tests v2.16.9 (grouped ncclSend/ncclRecv),
-    # run -g 1 (one process a GPU), no -G, no -z: the row's software (lead, session 33; the
-    # playbook does not say it ran the image as built)
+                                      nccl="2.27.7"),
     "hfplaybook-h100-alltoall-minlat": case("dgx-h100", "all-to-all", 128, metric="time",
                                             nccl="2.27.7"),
     "cw-nvl72-ar-512m": _nvl72(512 * MiB),

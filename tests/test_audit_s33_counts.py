@@ -14,6 +14,7 @@ on 8 ranks crashed the interpreter (np.repeat's length wrapped), 10**30 experts 
 long", expert_activation with 2**62 experts "array is too big" (its own check compared the
 length, not the bytes), traffic(True, ...) an AttributeError.
 """
+import numpy as np
 import pytest
 from cli_run import run_cli
 
@@ -105,3 +106,41 @@ def test_a_shift_past_an_int64_is_the_shift_it_equals():
 def test_traffic_names_an_endpoint_count_of_another_kind(n):
     with pytest.raises(TypeError, match="^fabric_or_n must be a Fabric or a number of endpoints"):
         traffic(n, "shift")
+
+
+@pytest.mark.parametrize("kind", [np.int64, np.uint64])
+def test_numpy_counts_of_a_moe_matrix_are_the_ints_they_equal(kind):
+    # probe /tmp/audit33/npint.py: np.uint64 experts made float indices (an IndexError);
+    # np.int64 tokens x 8 ranks wrapped (past the array check: the crash above)
+    want = traffic(8, "moe", experts=64, top_k=2, tokens=4).data
+    got = traffic(8, "moe", experts=kind(64), top_k=kind(2), tokens=kind(4)).data
+    assert (got == want).all()
+    with pytest.raises(SpecError, match="^tokens=4611686018427387905 on each of 8 ranks"):
+        traffic(8, "moe", tokens=kind(2**62 + 1))
+
+
+_DIGITS = "9" * 5000          # more than int() reads (Python's 4300-digit limit)
+
+
+@pytest.mark.parametrize("argv", [
+    ["cost", f"torus:{_DIGITS}x4", "--op", "all-reduce", "--size", "4KiB"],
+    ["cost", f"switch:{_DIGITS}", "--op", "all-reduce", "--size", "4KiB"],
+    ["cost", "hgx-h200", "--op", "all-reduce", "--size", "4KiB", "--ranks", _DIGITS],
+    ["decode", "hgx-h200", "--model", _M, "--layout", f"tp={_DIGITS}"],
+    ["route", "torus:4x4", "0", _DIGITS],
+    ["metrics", "torus:4x4", "--fail-chip", _DIGITS],
+])
+def test_a_numeral_longer_than_int_reads_is_one_line(argv):
+    # was: int() after is_numeral, "Exceeds the limit (4300 digits) for integer string
+    # conversion": an internal error, exit 3
+    rc, out, err = run_cli(argv)
+    assert (rc, out, len(err.splitlines())) == (2, "", 1), err
+    assert "internal error" not in err
+
+
+def test_a_rank_range_past_the_last_rank_is_refused_before_it_is_listed():
+    # was: a list of 10**12 ranks (MemoryError, exit 3, or the machine's memory)
+    rc, out, err = run_cli(["cost", "hgx-h200", "--op", "all-reduce", "--size", "4KiB",
+                            "--ranks", f"0-{10**12}"])
+    want = f"cofabric cost: error: hgx-h200: rank {10**12} is out of range 0..7"
+    assert (rc, out, err.strip()) == (2, "", want)

@@ -68,3 +68,11 @@ def test_csv_columns():
         header = next(csv.reader(fh))
     assert header == ["id", "system", "gpus", "op", "algorithm_or_kernel", "size", "metric",
                       "value", "unit", "source", "notes"]
+
+
+def test_h800_sendrecv_runs_the_sources_four_ranks():
+    # NVIDIA/nccl issue 1984 ran sendrecv_perf -g 4 on CUDA_VISIBLE_DEVICES=4,5,6,7: a ring of
+    # 4 ranks (nccl-tests sendrecv.cu: send to rank + 1, receive from rank - 1), not the
+    # CSV's gpus 2 (lead, session 33)
+    row = next(r for r in ROWS if r["id"] == "h800-sendrecv-1k")
+    assert fidelity.evaluate([row])[0].how.startswith("hgx-h800 4 ranks, ")

@@ -47,11 +47,13 @@ def test_a_stated_release_is_kept():
     assert "NCCL 2.20.5" in fidelity.evaluate([row])[0].how
 
 
-def test_the_playbook_all_to_all_latency_runs_its_recipes_image():
+@pytest.mark.parametrize("row_id", ["hfplaybook-h100-ar-minlat",
+                                    "hfplaybook-h100-alltoall-minlat"])
+def test_the_playbook_latency_chart_runs_its_recipes_image(row_id):
     # the playbook's latency chart links aws-samples/awsome-distributed-training's nccl-tests
     # container sbatch; that image over the playbook's date builds NCCL v2.27.7-1 (and
-    # nccl-tests v2.16.9): the row's software (lead, session 33), not the date rule's 2.28.7
-    row = next(r for r in ROWS if r["id"] == "hfplaybook-h100-alltoall-minlat")
+    # nccl-tests v2.16.9): the rows' software (lead, session 33), not the date rule's 2.28.7
+    row = next(r for r in ROWS if r["id"] == row_id)
     how = fidelity.evaluate([row])[0].how
     assert how.endswith("NCCL 2.27.7") and "tagged by" not in how, how
 

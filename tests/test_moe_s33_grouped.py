@@ -42,7 +42,7 @@ def _groups(draw):
     return ep, held, nodes
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(_groups())
 def test_copies_busiest_token_reach_and_slots_are_the_generators(case):
     ep, held, nodes = case
@@ -80,7 +80,7 @@ def test_copies_busiest_token_reach_and_slots_are_the_generators(case):
         assert _late_slot_valid(E, K, ep, nodes, "grouped", i) == float(first.pop())
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(_groups(), st.sampled_from([((7,),), ((1, 2, 3), (4, 5, 6, 7)), ((1, 4, 5, 6, 7),)]))
 def test_the_pulled_rounds_wait_is_the_slowest_tokens(case, batches):
     """Per block (a held token of a rank): a batch of its slots whose valid slots are all the
@@ -103,7 +103,7 @@ def test_the_pulled_rounds_wait_is_the_slowest_tokens(case, batches):
     assert got == (None if want is None else pytest.approx(want, rel=1e-12))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(st.data())
 def test_traffic_on_the_fabric_families_is_the_generators(data):
     """Link and NIC bytes and both stage times of the one-sided kernel against the pairs the
