@@ -10,6 +10,7 @@ cost model priced as a one-sided runtime. Every label now goes through ``fabric.
 import dataclasses
 import pathlib
 
+import numpy as np
 import pytest
 from cli_run import run_cli
 
@@ -79,3 +80,13 @@ def test_a_number_check_names_the_kind_it_refused(build, value, kind):
     # kind: one spelling now (fabric._units.kind_of)
     with pytest.raises(TypeError, match=rf"\({kind}\)$"):
         build(value)
+
+
+@pytest.mark.parametrize("parse", [fabric.parse_size, fabric.parse_bandwidth, fabric.parse_time])
+@pytest.mark.parametrize("value, error, says", [
+    (np.True_, TypeError, r"got np.True_ \(a bool\)$"),       # was 1 byte, 1 B/s, 1 s
+    (None, TypeError, r"got None \(a NoneType\)$"),   # Python's 'must be real number, not ...'
+    (10**400, SpecError, "within a float's range")])          # a bare OverflowError
+def test_a_quantity_given_as_a_number_is_a_real_number_a_float_holds(parse, value, error, says):
+    with pytest.raises(error, match=says):
+        parse(value)
