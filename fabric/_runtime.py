@@ -70,7 +70,7 @@ import re
 
 from ._errors import SpecError
 from ._params import Parameter
-from ._units import is_finite, is_int, is_real, kind_of, show_value, text_of
+from ._units import is_finite, is_int, is_real, kind_of, name_list, show_value, text_of
 
 __all__ = ["EXECUTION_FACTORS", "NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES",
            "PREDICTION_FIELDS", "PREDICTION_KERNEL_FILES", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "TORCH_SYMM_MEM", "VLLM_CUSTOM_ALLREDUCE", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "release_tag", "revision_holds", "runtime",
@@ -264,6 +264,7 @@ class Runtime:
             raise SpecError(f"runtime {self.name!r}: a library runtime needs its channel-split "
                             "table (split, with its 'rule')")
         _check_split(self.name, self.split)
+        _check_tables(self)
 
     def __hash__(self):
         return hash(self.name)
@@ -341,6 +342,39 @@ def _check_split(name, q):
         raise (SpecError if not kind else TypeError)(
             f"runtime {name!r}: split rule {rule} needs {key!r} "
             f"{'0 or 1' if flag else f'>= {least}'}, got {show_value(v)}{kind}")
+
+
+#: The tables a runtime's cost reads by key, and the keys, per kind: a library runtime's every
+#: table of the ``"nccl"`` profile (every ``"nccl@<version>"`` profile holds the same keys; the
+#: split table is checked by its rule, :func:`_check_split`), a one-sided runtime's kernel
+#: floor per architecture. Filled once ``"nccl"`` exists (below its definition).
+_NEEDED_KEYS = {}
+
+
+def _check_tables(rt):
+    """A runtime holds every key its kind's cost reads (:data:`_NEEDED_KEYS`): a runtime built
+    by ``dataclasses.replace`` without one failed with a bare KeyError deep in
+    :mod:`analysis._runtime_cost` (audit, session 33). A table that is not a dict is a
+    TypeError, a key missing a SpecError naming the table and the keys.
+
+    >>> import dataclasses
+    >>> nccl = runtime("nccl")
+    >>> dataclasses.replace(nccl, name="mine", factors={k: v for k, v in nccl.factors.items()
+    ...                                                 if k not in ("pat", "ring_ll")})
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: runtime 'mine': its factors table misses 'ring_ll' and 'pat': a library runtime holds every key of the 'nccl' profile's factors
+    """
+    for field, keys in _NEEDED_KEYS.get(rt.kind, {}).items():
+        table = getattr(rt, field)
+        if not isinstance(table, dict):
+            raise TypeError(f"runtime {rt.name!r}: {field} must be a dict, got "
+                            f"{show_value(table)} ({kind_of(table)})")
+        missing = [repr(k) for k in keys if k not in table]
+        if missing:
+            raise SpecError(f"runtime {rt.name!r}: its {field} table misses "
+                            f"{name_list(missing)}: a {rt.kind} runtime holds every key of the "
+                            f"'nccl' profile's {field}")
 
 
 _P2P_UNITS = {"ll_threshold": "B", "chunk": "B", "net_bw_per_channel": "B/s",
@@ -727,6 +761,11 @@ _NCCL = Runtime(
          "the GPU-timeline gap of an exposed launch (decode.launch_overhead, 4 us)")),
     ),
 )
+
+_NEEDED_KEYS.update({
+    "library": {f.name: tuple(getattr(_NCCL, f.name)) for f in dataclasses.fields(Runtime)
+                if isinstance(getattr(_NCCL, f.name), dict) and f.name != "split"},
+    "one-sided": {"kernel_floor": tuple(_NCCL.kernel_floor)}})
 
 _SYMMETRIC = Runtime(
     "symmetric-memory", "one-sided",

@@ -94,7 +94,7 @@ def test_a_groups_node_ranks_are_found_once_and_read_only():
     assert a.node_ranks().tolist() == np.unique(dom, return_counts=True)[1].tolist() == [3, 4, 2]
 
 
-def test_a_fabric_whose_algorithm_was_refused_is_freed():
+def test_a_fabric_whose_algorithm_was_refused_is_freed(frozen_heap):
     """A refusal (NotApplicableError) is cached per fabric; it was cached with its traceback,
     whose frames hold the fabric, so the fabric, its router and its memos were never freed
     (the scaling study's workers grew by each 16k-chip fabric). Asked again, the refusal says

@@ -100,7 +100,7 @@ SPECS = ("nvl72", "cluster-128", "torus:4x4x2,chip=h100", "rail:servers=2,gpus=8
 
 @pytest.mark.parametrize("degraded", [False, True], ids=["intact", "degraded"])
 @pytest.mark.parametrize("spec", SPECS)
-def test_a_dropped_fabric_takes_its_memos_with_it(spec, degraded):
+def test_a_dropped_fabric_takes_its_memos_with_it(spec, degraded, frozen_heap):
     f = _built(spec, degraded)
     intact = getattr(f, "intact", None)
     _exercise(f)
@@ -115,7 +115,7 @@ def test_a_dropped_fabric_takes_its_memos_with_it(spec, degraded):
     assert all(ref() is None for ref in refs), "a fabric outlived its last reference"
 
 
-def test_a_value_that_holds_its_fabric_is_found():
+def test_a_value_that_holds_its_fabric_is_found(frozen_heap):
     """The check itself: a memo value holding its fabric (as a traceback's frames did) is
     named, and keeps the fabric alive."""
     f = topologies.build("torus:2x2")

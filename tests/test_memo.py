@@ -36,7 +36,7 @@ def test_memo_is_a_dict_per_fabric_object_and_owner(ops):
             assert fabric_memo(f, (token, owner)) is got
 
 
-def test_memo_lives_as_long_as_its_fabric_and_is_not_copied():
+def test_memo_lives_as_long_as_its_fabric_and_is_not_copied(frozen_heap):
     f = topologies.build("torus:2x3")
     memo = fabric_memo(f, "test")
     memo["x"] = 1

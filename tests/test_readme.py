@@ -32,6 +32,38 @@ def test_ci_runs_the_readme_test_command():
     assert command in ci.splitlines() and os.access(ROOT / ".ci" / "run", os.R_OK)
 
 
+def test_plain_pytest_runs_the_readme_test_command():
+    """setup.cfg's addopts carry the README command's options, so a plain ``python -m pytest``
+    (a newcomer's, newcomer-check's) runs on every core as the README's does (one process took
+    271-279 s, at the 5-minute budget); .ci/run's oldest-libraries step installs pytest-xdist
+    for them. A run that names one file stays in its own process (conftest.py)."""
+    import configparser
+    import shlex
+    from types import SimpleNamespace
+
+    from conftest import pytest_xdist_auto_num_workers
+
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / "setup.cfg")
+    block = re.search(r"```sh\n(.*?)```", (ROOT / "README.md").read_text(), re.DOTALL)
+    readme = shlex.split(block.group(1).splitlines()[1].rsplit("&&", 1)[1])
+    assert readme[:4] == ["python", "-m", "pytest", "-q"]
+    addopts = " ".join(shlex.split(cfg["tool:pytest"]["addopts"]))
+    assert " ".join(readme[4:]) in addopts
+    oldest = [line for line in (ROOT / ".ci" / "run").read_text().splitlines()
+              if "install -q $oldest" in line]
+    assert len(oldest) == 1 and "pytest-xdist" in oldest[0].split()
+
+    def workers(*args):
+        config = SimpleNamespace(args=list(args), invocation_params=SimpleNamespace(dir=ROOT))
+        return pytest_xdist_auto_num_workers(config)
+
+    assert workers("tests/test_readme.py") == 0
+    assert workers("tests/test_readme.py::test_readme_has_examples") == 0
+    assert workers("tests/test_readme.py", "tests/test_cli.py") is None    # xdist's count
+    assert workers("tests") is None and workers(*cfg["tool:pytest"]["testpaths"].split()) is None
+
+
 def _chip_table():
     text = (ROOT / "README.md").read_text()
     head = "| chip | HBM | HBM TB/s | BF16 | FP8 | FP4 | INT8 |"
