@@ -41,7 +41,7 @@ Examples
 import math
 
 from fabric import SpecError
-from fabric._units import check_count, check_number
+from fabric._units import check_count, check_number, text_of
 
 __all__ = [
     "OPERATIONS",
@@ -78,9 +78,7 @@ _ALGO_ALIASES = {
 
 
 def _key(text, what):
-    if not isinstance(text, str):
-        raise TypeError(f"{what} must be a string, got {type(text).__name__}")
-    return text.strip().lower().replace("_", "-").replace(" ", "-")
+    return text_of(text, what).strip().lower().replace("_", "-").replace(" ", "-")
 
 
 def normalize_op(op):

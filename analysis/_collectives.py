@@ -95,7 +95,16 @@ from fabric import transport as get_transport
 from fabric._arrays import traffic_values
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
-from fabric._units import check_count, check_number, flag_of, is_bool, is_finite, is_real
+from fabric._units import (
+    check_count,
+    check_number,
+    flag_of,
+    is_bool,
+    is_finite,
+    is_real,
+    kind_of,
+    show_value,
+)
 
 from . import _runtime_cost
 from ._bounds import cut_seconds_per_byte, flow_seconds_per_byte
@@ -311,7 +320,8 @@ def read_nbytes(nbytes):
     if isinstance(nbytes, str):
         nbytes = parse_size(nbytes)
     if not is_real(nbytes):
-        raise TypeError(f"nbytes must be a number of bytes, got {type(nbytes).__name__}")
+        raise TypeError(f"nbytes must be a number of bytes, got {show_value(nbytes)} "
+                        f"({kind_of(nbytes)})")
     if type(nbytes).__module__ == "numpy":
         nbytes = nbytes.item()      # np.float16: comparing it with MAX_BYTES overflows, warning
     if not is_finite(nbytes) or nbytes <= 0:      # 10**400: no OverflowError

@@ -144,7 +144,7 @@ import numpy as np
 
 from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
 from fabric._address import whole_numbers
-from fabric._arrays import check_length, number_array
+from fabric._arrays import check_length, real_array
 from fabric._memo import fabric_memo
 from fabric._runtime import release_on
 from fabric._schema import MAX_BYTES
@@ -1172,11 +1172,7 @@ def expected_max_active(active, owner, chips):
         return 0.0          # no experts ([] reads as a float array)
     owner = whole_numbers(owner, "owner", f"integers in 0..{chips - 1} (chips)", high=chips,
                           exc=SpecError)
-    a = number_array(active, "active")
-    if a.dtype.kind not in "iuf":
-        raise TypeError(f"active must be probabilities (numbers), got an array of dtype "
-                        f"{a.dtype}")
-    a = a.astype(float)
+    a = real_array(active, "active", "active must be probabilities (numbers)")
     if np.ndim(owner) != 1 or a.shape != owner.shape:
         raise SpecError(f"active and owner must be 1-D arrays of one entry per expert, got "
                         f"shapes {a.shape} and {np.shape(owner)}")

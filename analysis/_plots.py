@@ -22,6 +22,7 @@ import re
 import numpy as np
 
 from fabric import format_size
+from fabric._arrays import real_array
 
 __all__ = [
     "palette",
@@ -492,13 +493,14 @@ def plot_latency_cdf(samples, ax=None, *, unit=1e-6, unit_name="\u00b5s", xlabel
     """
     if not samples:
         raise ValueError("samples: nothing to plot")
-    ax = _new_axes(ax)
     curves = []
     for label, values in samples.items():
-        v = np.sort(np.asarray(values, dtype=float).ravel()) / unit
+        v = np.sort(real_array(values, f"samples[{label!r}]",
+                               f"samples[{label!r}] must be latencies in seconds").ravel()) / unit
         if v.size == 0:
             raise ValueError(f"samples[{label!r}] is empty")
         curves.append((label, v))
+    ax = _new_axes(ax)          # after the checks: a refused input leaves no figure behind
     lo = min(v[0] for _, v in curves)
     hi = max(v[-1] for _, v in curves)
     right = hi + 0.06 * (hi - lo if hi > lo else hi or 1.0)
@@ -956,12 +958,16 @@ def plot_link_utilization(utilization, ax=None):
     """
     if not utilization:
         raise ValueError("utilization: nothing to plot")
-    ax = _new_axes(ax)
-    k = len(utilization)
-    for i, (label, values) in enumerate(utilization.items()):
-        u = np.sort(np.asarray(values, dtype=float).ravel())[::-1]
+    sorted_values = {}
+    for label, values in utilization.items():
+        u = np.sort(real_array(values, f"utilization[{label!r}]",
+                               f"utilization[{label!r}] must be fractions").ravel())[::-1]
         if u.size == 0:
             raise ValueError(f"utilization[{label!r}] is empty")
+        sorted_values[label] = u
+    ax = _new_axes(ax)          # after the checks: a refused input leaves no figure behind
+    k = len(utilization)
+    for i, (label, u) in enumerate(sorted_values.items()):
         frac = (np.arange(u.size) + 0.5) / u.size
         # Curves that coincide (every link equally busy: a flat line at 1) stay visible:
         # markers at staggered places along each curve, drawn over the axes' edge.

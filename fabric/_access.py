@@ -55,7 +55,7 @@ import dataclasses
 
 import numpy as np
 
-from ._arrays import number_array
+from ._arrays import real_array
 from ._errors import (
     AddressMapError,
     FabricError,
@@ -798,10 +798,7 @@ def latency_stats(latencies):
     >>> latency_stats([1.0, 2.0, 3.0, 4.0]).p50
     2.5
     """
-    x = number_array(latencies, "latencies")
-    if x.dtype.kind not in "iuf":               # None, text, booleans, objects
-        raise TypeError(f"latency_stats takes seconds (numbers), got {latencies!r:.60}")
-    x = x.astype(float)
+    x = real_array(latencies, "latencies", "latency_stats takes seconds (numbers)")
     if x.size == 0:
         raise SpecError("latency_stats needs at least one latency")
     bad = ~np.isfinite(x) | (x < 0)

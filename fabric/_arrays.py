@@ -65,6 +65,32 @@ def check_length(length, what, itemsize=8):
     return length
 
 
+def real_array(values, name, what, copy=True):
+    """``values`` as an array of floats where numbers are due, else a TypeError "``what``, got
+    booleans: [...]" (or complex numbers, text, values that are not numbers): numpy would read
+    a bool array as 0s and 1s, a complex one by its real part. A sequence holding a bool among
+    numbers is named by its position (:func:`number_array`, ``name``); Python numbers held as
+    objects (Fractions) are the floats they equal. Its shape and range are each caller's own
+    rule. The one check of an array of numbers (traffic matrices, latencies, probabilities,
+    plotted values). ``copy=False`` returns a float ndarray given as it is.
+
+    >>> real_array([1, 2.5], "latencies", "latencies must be seconds").tolist()
+    [1.0, 2.5]
+    >>> real_array(np.ones(2, dtype=bool), "latencies", "latencies must be seconds")
+    Traceback (most recent call last):
+    ...
+    TypeError: latencies must be seconds, got booleans: array([ True,  True])
+    """
+    a = number_array(values, name)
+    if a.dtype.kind == "O" and all(map(is_real, a.flat)):
+        a = a.astype(float)     # Python numbers held as objects (ints, Fractions)
+    if a.dtype.kind not in "iuf":
+        kind = {"b": "booleans", "c": "complex numbers", "U": "text", "S": "text"}.get(
+            a.dtype.kind, "values that are not numbers")
+        raise TypeError(f"{what}, got {kind}: {values!r:.60}")
+    return a.astype(float, copy=copy)
+
+
 def traffic_values(matrix, n, what, name, copy=True):
     """``matrix``, a traffic matrix given as numbers (bytes from rank ``i`` to rank ``j``), as a
     new ``n x n`` array of floats: the one check of such a matrix, for
@@ -92,17 +118,10 @@ def traffic_values(matrix, n, what, name, copy=True):
     ...
     TypeError: matrix[1][0] must be an integer, got matrix[1][0]=True (a bool)
     """
-    try:
-        M = number_array(matrix, name)
+    try:        # a new array unless copy=False: callers may write into it
+        M = real_array(matrix, name, what, copy=copy)
     except ValueError as e:     # numpy refuses rows of different lengths
         raise SpecError(f"{what}, got rows of different lengths") from e
-    if M.dtype.kind == "O" and all(map(is_real, M.flat)):
-        M = M.astype(float)     # Python numbers held as objects (ints, Fractions)
-    if M.dtype.kind not in "iuf":
-        kind = {"b": "booleans", "c": "complex numbers", "U": "text", "S": "text"}.get(
-            M.dtype.kind, "values that are not numbers")
-        raise TypeError(f"{what}, got {kind}: {matrix!r:.60}")
-    M = M.astype(float, copy=copy)      # a new array unless asked: callers may write into it
     if M.shape != (n, n):
         raise SpecError(f"{what}, got an array of shape {M.shape}")
     bad = ~np.isfinite(M) | (M < 0)

@@ -6,6 +6,8 @@ list it in its assumptions table. Nothing here computes; it only describes.
 
 from dataclasses import dataclass
 
+from ._units import text_of
+
 __all__ = ["Parameter"]
 
 
@@ -34,3 +36,10 @@ class Parameter:
     value: object
     unit: str
     source: str
+
+    def __post_init__(self):
+        # its labels are text: Parameter(5, ...) or a None source reached the report's
+        # assumptions table as '5' and 'None' (a value may be anything the model records)
+        text_of(self.name, "parameter name")
+        text_of(self.unit, f"parameter {self.name!r}: unit")
+        text_of(self.source, f"parameter {self.name!r}: source")

@@ -86,7 +86,8 @@ _QUANTITY = re.compile(r"^\s*" + _NUMBER + r"\s*([A-Za-zµ/]*)\s*$")
 
 def _split(text, what):
     if not isinstance(text, str):
-        raise TypeError(f"{what} must be a string or a number, got {type(text).__name__}")
+        raise TypeError(f"{what} must be a string or a number, got {show_value(text)} "
+                        f"({kind_of(text)})")
     m = _QUANTITY.match(text)
     if not m and re.fullmatch(r"\s*[+-]?0[xX][0-9a-fA-F_]*\s*", text):
         raise SpecError(f"cannot read {what} {show_value(text)}: a {what} is decimal with an "
@@ -115,11 +116,21 @@ _LARGEST_FLOAT = Fraction(1.7976931348623157e308)
 
 
 def _number(value, what):
-    if isinstance(value, bool):
-        raise TypeError(f"{what} must be a number, got a bool")
-    if not math.isfinite(value):
-        raise SpecError(f"{what} must be finite, got {value!r}")
+    """``value``, a plain number where a ``what`` (size, bandwidth, time) may be text or a
+    number: a real one (:func:`is_real`; np.True_ was read as 1 byte, None and a list raised
+    Python's "must be real number" naming nothing) that a float holds (10**400: a bare
+    OverflowError), else a TypeError or a SpecError naming ``what``."""
+    if not is_real(value):
+        raise TypeError(f"{what} must be a number or text such as {_EXAMPLES[what]!r}, got "
+                        f"{show_value(value)} ({kind_of(value)})")
+    if not is_finite(value):
+        raise SpecError(f"{what} must be a finite number within a float's range, got "
+                        f"{show_value(value)}")
     return value
+
+
+#: What :func:`_number`'s message shows as the text its readers take.
+_EXAMPLES = {"size": "4KiB", "bandwidth": "400Gb/s", "time": "0.69us"}
 
 
 def _byte_multiplier(unit, what, text):
@@ -184,8 +195,7 @@ def parse_integer(text, what, *, hex=False, grouping=False, signed=False):
     ...
     fabric.SpecError: --batch '\uff18' is not a number: ASCII digits 0-9
     """
-    if not isinstance(text, str):
-        raise TypeError(f"{what} must be a string, got {type(text).__name__}")
+    text_of(text, what or "text")
     body = text.strip()
     head = f"{what} {show_value(text)}".lstrip()      # what="": the caller names the value
     if _integer_re(hex, grouping, signed).fullmatch(body) is None:
@@ -226,8 +236,7 @@ def parse_real(text, what):
     ...
     fabric.SpecError: --skew '\u0663' is not a number: ASCII digits 0-9, one '.', an exponent
     """
-    if not isinstance(text, str):
-        raise TypeError(f"{what} must be a string, got {type(text).__name__}")
+    text_of(text, what or "text")
     body = text.strip()
     if _NON_FINITE.fullmatch(body):
         return float(body)

@@ -78,7 +78,8 @@ CASES = [
     ("windows", "local_base", 2**70, f"local_base = {2**70} reaches beyond 2**62 bytes"),
     ("windows", "target", "host99", "target 'host99' names no region"),
     ("windows", "host", "", "no host domain called ''"),
-    ("windows", "page_size", True, "page_size = True: size must be a number, got a bool"),
+    ("windows", "page_size", True, ("page_size = True: size must be a number or text such as "
+                                    "'4KiB', got True (a bool)")),
     ("heap", "offset", "inf", "offset = 'inf': cannot read size 'inf'"),
     ("address", "width", 1e300, "width = 1e+300: must be an integer"),
     ("address", "layout", "é", "layout must be one of ('owner-bits', 'packed', 'explicit')"),

@@ -4,7 +4,9 @@ It checked only a shape and, block by block, signs: a bool matrix was priced as 
 a complex one by its real part (a ComplexWarning), text failed inside numpy, and a list of rows
 was refused ("got shape None"). The one check, ``traffic_values``, moved from analysis to
 ``fabric._arrays`` (fabric imports no analysis: DESIGN.md), and the router asks it.
-``analysis.expected_max_active`` took its arrays with ``np.asarray``: checked at its face now.
+``analysis.expected_max_active`` and the plots of values (``plot_latency_cdf``,
+``plot_link_utilization``) took their arrays with ``np.asarray``: a bool was probability 1 or
+one second. They ask ``fabric._arrays.real_array``, the one check of an array of numbers.
 """
 
 import functools
@@ -14,7 +16,7 @@ import pytest
 import scipy.sparse as sp
 from degrade import built
 
-from analysis import expected_max_active
+from analysis import expected_max_active, plot_latency_cdf, plot_link_utilization
 
 
 @functools.cache
@@ -64,3 +66,14 @@ def test_expected_max_active_refuses_what_it_read_silently(active, owner, chips,
     with pytest.raises(error, match=says):
         expected_max_active(active, owner, chips)
     assert expected_max_active(np.array([0.5, 0.5]), [0, np.int64(1)], np.int64(2)) == 0.75
+
+
+@pytest.mark.parametrize("plot, name", [(plot_latency_cdf, "samples"),
+                                        (plot_link_utilization, "utilization")])
+@pytest.mark.parametrize("values, says", [
+    ([1e-6, True], r"\['a'\]\[1\] must be a number, got .*=True \(a bool\)$"),
+    (np.ones(3, dtype=bool), r"\['a'\] must be .*, got booleans"),
+    (["1us"], r"\['a'\] must be .*, got text")])
+def test_plotted_values_are_numbers(plot, name, values, says):
+    with pytest.raises(TypeError, match=f"^{name}{says}"):
+        plot({"a": values})

@@ -1,15 +1,16 @@
 """Session 33 (reader): a record's name, source or choice of the wrong kind is a TypeError.
 
-ChipSpec, WeightFormat, MoEModel, Runtime, ExchangeKernel, LinkTech, Transport, SymmetricHeap
-and TrafficMatrix kept ``name=5`` (a chip named 5 wrote Parameters '5.hbm_bytes', a model
-file's ``name = 5`` printed "5 on dgx-h100"), and Runtime kept ``kind='x'``, which the cost
-model priced as a one-sided runtime. Every label now goes through ``fabric._units.text_of``
+ChipSpec, WeightFormat, MoEModel, Runtime, ExchangeKernel, LinkTech, Transport, SymmetricHeap,
+TrafficMatrix and Parameter kept ``name=5`` (a chip named 5 wrote Parameters '5.hbm_bytes', a
+model file's ``name = 5`` printed "5 on dgx-h100"), and Runtime kept ``kind='x'``, which the
+cost model priced as a one-sided runtime. Every label now goes through ``fabric._units.text_of``
 (STYLE's rule: a wrong kind is a TypeError naming the field), a choice then through its set.
 """
 
 import dataclasses
 import pathlib
 
+import numpy as np
 import pytest
 from cli_run import run_cli
 
@@ -31,6 +32,7 @@ _RECORDS = {
     "transport": lambda: transport("rdma"),
     "heap": lambda: SymmetricHeap(4096),
     "traffic": lambda: TrafficMatrix("t", 2, fill=1.0),
+    "parameter": lambda: fabric.Parameter("x.latency", 1e-6, "s", "assumption"),
 }
 
 
@@ -45,7 +47,9 @@ _RECORDS = {
     ("kernel", "name", "exchange kernel name"), ("kernel", "dedup", "dedup"),
     ("tech", "name", "link technology name"), ("tech", "carries", "carries"),
     ("transport", "name", "transport name"), ("transport", "kind", "kind"),
-    ("heap", "name", "SymmetricHeap name"), ("traffic", "name", "name")])
+    ("heap", "name", "SymmetricHeap name"), ("traffic", "name", "name"),
+    ("parameter", "name", "parameter name"), ("parameter", "unit", "parameter 'x.latency': unit"),
+    ("parameter", "source", "parameter 'x.latency': source")])
 def test_a_label_of_the_wrong_kind_is_a_type_error_naming_it(record, field, named):
     with pytest.raises(TypeError, match=rf"^{named} must be a str( or None)?, got 5 \(an int\)$"):
         dataclasses.replace(_RECORDS[record](), **{field: 5})
@@ -76,3 +80,13 @@ def test_a_number_check_names_the_kind_it_refused(build, value, kind):
     # kind: one spelling now (fabric._units.kind_of)
     with pytest.raises(TypeError, match=rf"\({kind}\)$"):
         build(value)
+
+
+@pytest.mark.parametrize("parse", [fabric.parse_size, fabric.parse_bandwidth, fabric.parse_time])
+@pytest.mark.parametrize("value, error, says", [
+    (np.True_, TypeError, r"got np.True_ \(a bool\)$"),       # was 1 byte, 1 B/s, 1 s
+    (None, TypeError, r"got None \(a NoneType\)$"),   # Python's 'must be real number, not ...'
+    (10**400, SpecError, "within a float's range")])          # a bare OverflowError
+def test_a_quantity_given_as_a_number_is_a_real_number_a_float_holds(parse, value, error, says):
+    with pytest.raises(error, match=says):
+        parse(value)

@@ -38,7 +38,7 @@ fabric.SpecError: 'fattree:k=7': fat-tree k must be even and >= 2, got k=7
 """
 
 from fabric import Fabric, SpecError
-from fabric._units import is_numeral
+from fabric._units import is_numeral, text_of
 
 from ._clos import fat_tree, leaf_spine, rail_optimized
 from ._hypermesh import hypermesh, mesh, torus
@@ -122,8 +122,7 @@ def parse_spec(spec):
     >>> parse_spec("hypermesh:8x4x4,connect=switch")
     ('hypermesh', {'shape': (8, 4, 4), 'connect': 'switch'})
     """
-    if not isinstance(spec, str):
-        raise TypeError(f"a spec must be a string, got {type(spec).__name__}")
+    text_of(spec, "a spec")
     family, _, rest = spec.strip().partition(":")
     family = family.strip().lower()
     if family not in FAMILIES:
