@@ -225,6 +225,7 @@ from ._units import (
     is_int,
     is_real,
     items_of,
+    sequence_of,
     text_of,
 )
 
@@ -828,10 +829,7 @@ def rank_counts(counts, ep, name="tokens"):
     ...
     TypeError: tokens[1] must be an int >= 0 (EP rank 1's tokens), got tokens[1]=1.5 (a float)
     """
-    got = items_of(counts)
-    if got is None:
-        raise TypeError(f"{name} must be a sequence of the {ep} EP ranks' token counts, "
-                        f"got {counts!r}")
+    got = sequence_of(counts, name, f"the {ep} EP ranks' token counts")
     if len(got) != ep:
         raise SpecError(f"{name} must list the tokens of each of the {ep} EP ranks, got "
                         f"{len(got)} counts: {counts!r}")
