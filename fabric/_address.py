@@ -229,10 +229,8 @@ def validate_address(address, width=57, what="address"):
     fabric.AddressMapError: address 0x100 is wider than the 8-bit address width (max 0xff)
     """
     if not (is_int(address) or isinstance(address, str)):
-        kind = "a bool" if is_bool(address) else \
-            f"a {type(address).__name__}"
         raise TypeError(f"{what} must be an integer >= 0 or a string such as '0x1000', "
-                        f"got {show_value(address)} ({kind})")
+                        f"got {show_value(address)} ({kind_of(address)})")
     try:
         value = parse_address(address)
     except (TypeError, ValueError) as e:
