@@ -694,14 +694,9 @@ def check_number(name, value, minimum=0, unit="", *, strict=False, tail=""):
     ...
     TypeError: skew must be a finite number >= 0, got skew=True (a bool)
     """
-    if not is_real(value):
-        raise TypeError(f"{name} must be a finite number {'>' if strict else '>='} {minimum}"
-                        f"{unit}{tail}, got {name}={show_value(value)} "
-                        f"({kind_of(value)})")
-    ok = is_finite(value) and (value > minimum if strict else value >= minimum)
-    if not ok:
-        raise SpecError(f"{name} must be a finite number {'>' if strict else '>='} {minimum}"
-                        f"{unit}{tail}, got {name}={show_value(value)}")
+    if not (is_finite(value) and (value > minimum if strict else value >= minimum)):
+        raise error_for(value, f"{name} must be a finite number {'>' if strict else '>='} "
+                               f"{minimum}{unit}{tail}, got {name}={show_value(value)}")
     return float(value)
 
 
@@ -718,13 +713,10 @@ def check_fraction(name, value, lo, hi, lo_open=False, tail=""):
     ...
     fabric.SpecError: usable_hbm must be in (0, 1], got usable_hbm=0
     """
-    bound = f"({lo}, {hi}]" if lo_open else f"[{lo}, {hi}]"
-    if not is_real(value):
-        raise TypeError(f"{name} must be in {bound}{tail}, got {name}={show_value(value)} "
-                        f"({kind_of(value)})")
-    ok = is_finite(value) and (value > lo if lo_open else value >= lo) and value <= hi
-    if not ok:
-        raise SpecError(f"{name} must be in {bound}{tail}, got {name}={show_value(value)}")
+    if not (is_finite(value) and (value > lo if lo_open else value >= lo) and value <= hi):
+        bound = f"({lo}, {hi}]" if lo_open else f"[{lo}, {hi}]"
+        raise error_for(value, f"{name} must be in {bound}{tail}, got "
+                               f"{name}={show_value(value)}")
     return float(value)
 
 
