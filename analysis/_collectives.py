@@ -102,8 +102,7 @@ from fabric._units import (
     is_bool,
     is_finite,
     is_real,
-    kind_of,
-    show_value,
+    kind_error,
 )
 
 from . import _runtime_cost
@@ -320,8 +319,7 @@ def read_nbytes(nbytes):
     if isinstance(nbytes, str):
         nbytes = parse_size(nbytes)
     if not is_real(nbytes):
-        raise TypeError(f"nbytes must be a number of bytes, got {show_value(nbytes)} "
-                        f"({kind_of(nbytes)})")
+        raise kind_error(nbytes, "nbytes", "a number of bytes")
     if type(nbytes).__module__ == "numpy":
         nbytes = nbytes.item()      # np.float16: comparing it with MAX_BYTES overflows, warning
     if not is_finite(nbytes) or nbytes <= 0:      # 10**400: no OverflowError

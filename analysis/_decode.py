@@ -157,8 +157,7 @@ from fabric._units import (
     is_finite,
     is_numeral,
     items_of,
-    kind_of,
-    show_value,
+    kind_error,
 )
 
 from ._collectives import default_runtime
@@ -1311,8 +1310,7 @@ def parse_layout(layout, n_chips):
     elif isinstance(layout, dict):
         values = dict(layout)
     else:
-        raise TypeError(f"layout must be a Layout, str, dict or None, got "
-                        f"{type(layout).__name__}")
+        raise kind_error(layout, "layout", "a Layout, str, dict or None")
     unknown = set(values) - set(keys)
     if unknown:
         raise SpecError(f"layout: unknown keys {sorted(unknown)}; allowed: tp, dp, ep, etp")
@@ -3274,8 +3272,8 @@ def _check_floors(kernel_floors):
     if kernel_floors is None:
         kernel_floors = {k: p.value for k, p in KERNEL_FLOORS.items()}
     if not hasattr(kernel_floors, "items"):     # a wrong kind (STYLE's rule; session 33)
-        raise TypeError(f"kernel_floors must be a mapping of kernel class to seconds or None, "
-                        f"got {show_value(kernel_floors)} ({kind_of(kernel_floors)})")
+        raise kind_error(kernel_floors, "kernel_floors",
+                         "a mapping of kernel class to seconds or None")
     classes = set(KERNEL_CLASSES.values())
     out = []
     for cls, val in sorted(kernel_floors.items()):

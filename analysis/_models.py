@@ -124,7 +124,15 @@ from dataclasses import dataclass
 
 from fabric import MATH_FORMATS, Parameter, SpecError
 from fabric._system import read_text, read_toml
-from fabric._units import check_count, check_number, error_for, flag_of, is_finite, text_of
+from fabric._units import (
+    check_count,
+    check_number,
+    error_for,
+    flag_of,
+    is_finite,
+    kind_error,
+    text_of,
+)
 
 __all__ = ["GQA", "INDEX_KEY_BYTES", "MLA", "MODELS", "UNQUANTIZED_PARTS", "WEIGHT_FORMATS",
            "MoEModel", "WeightFormat", "load_model_toml", "model_config"]
@@ -670,7 +678,7 @@ class MoEModel:
                             f"experts_per_token={self.experts_per_token}, "
                             f"routed_experts={self.routed_experts}")
         if not isinstance(self.attention, (MLA, GQA)):
-            raise TypeError(f"attention must be MLA or GQA, got {type(self.attention).__name__}")
+            raise kind_error(self.attention, "attention", "MLA or GQA")
         object.__setattr__(self, "hypothetical", flag_of(self.hypothetical, "hypothetical"))
         try:            # huge sizes: an int too large for a float, or inf - inf = nan below
             total = float(self.weight_bytes_total)

@@ -263,6 +263,7 @@ from fabric._units import (
     is_numeral,
     is_real,
     items_of,
+    kind_error,
     kind_of,
     name_list,
     sequence_of,
@@ -327,9 +328,8 @@ def parse_routing(routing):
     if isinstance(routing, tuple):
         routing = routing[0] if routing[1] is None else f"{routing[0]}:{routing[1]}"
     if not isinstance(routing, str):
-        raise TypeError("routing must be a name such as 'node-limited:4', a node count, a pair "
-                        f"(name, M) or {{'max_nodes': M}}, got {show_value(routing)} "
-                        f"({kind_of(routing)})")
+        raise kind_error(routing, "routing", "a name such as 'node-limited:4', a node count, a "
+                         "pair (name, M) or {'max_nodes': M}")
     text = routing.strip().lower().replace("_", "-").replace("=", ":")
     name, _, arg = text.partition(":")
     if name in ("uniform", "balanced", "grouped") and not arg:
@@ -1567,10 +1567,9 @@ def check_collective(collective):
                 hint = f"; a runtime by name is runtime={collective!r}"
             except (SpecError, TypeError):
                 pass
-        raise TypeError("collective must be a cost function like analysis.cost (called as "
-                        "collective(fabric, op, nbytes, **options), returning an object with "
-                        f".time in seconds) or None, got {collective!r} "
-                        f"({kind_of(collective)}){hint}")
+        raise kind_error(collective, "collective", "a cost function like analysis.cost (called "
+                         "as collective(fabric, op, nbytes, **options), returning an object "
+                         "with .time in seconds) or None", hint)
     return collective
 
 

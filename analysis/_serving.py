@@ -128,6 +128,7 @@ from fabric._units import (
     is_int,
     is_real,
     items_of,
+    kind_error,
 )
 
 from ._decode import (
@@ -251,8 +252,7 @@ def prefill_gemm_efficiency(chip, math, part, efficiency=None):
     if isinstance(chip, str):
         chip = chip_spec(chip)
     elif not hasattr(chip, "generation"):
-        raise SpecError(f"chip must be a chip name or a fabric.ChipSpec, got "
-                        f"{type(chip).__name__}")
+        raise kind_error(chip, "chip", "a chip name or a fabric.ChipSpec")
     if efficiency is not None:
         return check_fraction("efficiency", efficiency, 0, 1, lo_open=True,
                               tail=" or None (the published one)")
@@ -1463,8 +1463,7 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk, step_launch=0
     0.02
     """
     if not isinstance(prefill, PrefillTime):
-        raise SpecError(f"prefill must be a PrefillTime (analysis.prefill_time), got "
-                        f"{type(prefill).__name__}")
+        raise kind_error(prefill, "prefill", "a PrefillTime (analysis.prefill_time)")
     step_weights = check_number("step_weights", step_weights, unit=" seconds")
     step_compute = check_number("step_compute", step_compute, unit=" seconds")
     step_launch = check_number("step_launch", step_launch, unit=" seconds")
@@ -3212,8 +3211,8 @@ def speed_limits(point):
     (True, True)
     """
     if not isinstance(point, ServingPoint):
-        raise SpecError(f"point must be a ServingPoint (analysis.serving_point, a frontier's "
-                        f"points), got {type(point).__name__}")
+        raise kind_error(point, "point",
+                         "a ServingPoint (analysis.serving_point, a frontier's points)")
     shares = _shares(point)
     return max(shares, key=lambda k: shares[k]), shares
 

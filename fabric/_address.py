@@ -56,6 +56,7 @@ from ._units import (
     is_bool,
     is_float,
     is_int,
+    kind_error,
     kind_of,
     parse_address,
     sequence_of,
@@ -229,8 +230,7 @@ def validate_address(address, width=57, what="address"):
     fabric.AddressMapError: address 0x100 is wider than the 8-bit address width (max 0xff)
     """
     if not (is_int(address) or isinstance(address, str)):
-        raise TypeError(f"{what} must be an integer >= 0 or a string such as '0x1000', "
-                        f"got {show_value(address)} ({kind_of(address)})")
+        raise kind_error(address, what, "an integer >= 0 or a string such as '0x1000'")
     try:
         value = parse_address(address)
     except (TypeError, ValueError) as e:

@@ -29,7 +29,7 @@ from ._failures import Failures
 from ._params import Parameter
 from ._schema import default_endpoints, validate_graph
 from ._structure import Clos, Dragonfly, Grid, Switched
-from ._units import is_int, is_numeral, items_of, name_list, show_value, text_of
+from ._units import is_int, is_numeral, items_of, kind_error, name_list, show_value, text_of
 
 _INT64 = np.dtype(np.int64)
 
@@ -177,11 +177,10 @@ class Fabric:
                 raise GraphError(f"ranks has {len(self.ranks)} entries for "
                                  f"{len(self.endpoints)} endpoints")
         if self.structure is not None and not isinstance(self.structure, STRUCTURES):
-            raise TypeError(f"structure must be one of "
-                            f"{', '.join(c.__name__ for c in STRUCTURES)} or None, "
-                            f"got {type(self.structure).__name__}")
+            raise kind_error(self.structure, "structure", f"one of "
+                             f"{', '.join(c.__name__ for c in STRUCTURES)} or None")
         if not isinstance(self.failures, Failures):
-            raise TypeError(f"failures must be a Failures, got {type(self.failures).__name__}")
+            raise kind_error(self.failures, "failures", "a Failures")
         if self.address_plan is not None:
             from ._plan import AddressPlan  # (_plan imports this module)
             if not isinstance(self.address_plan, AddressPlan):  # {} read as the default plan

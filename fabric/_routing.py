@@ -209,7 +209,7 @@ from ._routing_engine import (
 )
 from ._routing_uniform import link_orbits, orbit_loads
 from ._structure import Clos, Dragonfly, Grid, Switched
-from ._units import check_count, is_real, kind_of, sequence_of, show_value
+from ._units import check_count, is_real, kind_error, sequence_of
 
 __all__ = ["ECMP_MODES", "POLICIES", "Router", "route", "route_many"]
 
@@ -397,9 +397,8 @@ class Router:
         # '1000' as 1000 B): STYLE's rule, a TypeError
         w = np.asarray(float(nbytes)) if is_real(nbytes) else number_array(nbytes, "nbytes")
         if w.dtype.kind not in "iuf":
-            raise TypeError(f"nbytes must be bytes (a number, or an array of them with the "
-                            f"length of src), got {show_value(nbytes)} "
-                            f"({kind_of(nbytes)})")
+            raise kind_error(nbytes, "nbytes", "bytes (a number, or an array of them with "
+                             "the length of src)")
         w = w.astype(float, copy=False)
         if w.ndim and w.shape != s.shape:
             raise ValueError(f"nbytes must be a scalar or have the length of src ({len(s)}), "

@@ -70,7 +70,7 @@ import re
 
 from ._errors import SpecError
 from ._params import Parameter
-from ._units import is_finite, is_int, is_real, kind_of, name_list, show_value, text_of
+from ._units import is_finite, is_int, is_real, kind_error, kind_of, name_list, show_value, text_of
 
 __all__ = ["EXECUTION_FACTORS", "NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES",
            "PREDICTION_FIELDS", "PREDICTION_KERNEL_FILES", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "TORCH_SYMM_MEM", "VLLM_CUSTOM_ALLREDUCE", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "release_tag", "revision_holds", "runtime",
@@ -368,8 +368,7 @@ def _check_tables(rt):
     for field, keys in _NEEDED_KEYS.get(rt.kind, {}).items():
         table = getattr(rt, field)
         if not isinstance(table, dict):
-            raise TypeError(f"runtime {rt.name!r}: {field} must be a dict, got "
-                            f"{show_value(table)} ({kind_of(table)})")
+            raise kind_error(table, f"runtime {rt.name!r}: {field}", "a dict")
         missing = [repr(k) for k in keys if k not in table]
         if missing:
             raise SpecError(f"runtime {rt.name!r}: its {field} table misses "
@@ -1377,8 +1376,8 @@ def _parse_date(text):
     if isinstance(text, datetime.date):
         return text
     if not isinstance(text, str):
-        raise TypeError(f"date must be an ISO date as text, such as '2024-05-10', or a "
-                        f"datetime.date, got {show_value(text)} ({kind_of(text)})")
+        raise kind_error(text, "date", "an ISO date as text, such as '2024-05-10', or a "
+                         "datetime.date")
     try:
         return datetime.date.fromisoformat(text.strip())
     except ValueError:
@@ -1449,8 +1448,7 @@ _HISTORY_SOURCE = ("NVIDIA/nccl src/graph/tuning.cc and src/include/device.h rea
 
 def _parse_version(text):
     if not isinstance(text, str):     # a wrong kind (STYLE): 2.28 is not read as "2.28"
-        raise TypeError(f"NCCL version must be a string of the form 2.21.5, got "
-                        f"{show_value(text)} ({kind_of(text)})")
+        raise kind_error(text, "NCCL version", "a string of the form 2.21.5")
     return _parse_version_text(text)
 
 
@@ -1635,8 +1633,8 @@ def runtime(name, version=None, date=None):
     # STYLE's rule: a name of the wrong kind is a TypeError (5 and True were "unknown
     # runtime" SpecErrors); a version's kind is checked where it is read (_parse_version)
     if not isinstance(name, str):
-        raise TypeError(f"runtime must be a name such as 'nccl', 'nccl@2.21.5' or 'ideal', or "
-                        f"a fabric.Runtime, got {show_value(name)} ({kind_of(name)})")
+        raise kind_error(name, "runtime", "a name such as 'nccl', 'nccl@2.21.5' or 'ideal', or "
+                         "a fabric.Runtime")
     if date is not None:
         if version is not None or "@" in name:
             raise SpecError("pass a release or a date, not both")

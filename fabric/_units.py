@@ -86,8 +86,7 @@ _QUANTITY = re.compile(r"^\s*" + _NUMBER + r"\s*([A-Za-zµ/]*)\s*$")
 
 def _split(text, what):
     if not isinstance(text, str):
-        raise TypeError(f"{what} must be a string or a number, got {show_value(text)} "
-                        f"({kind_of(text)})")
+        raise kind_error(text, what, "a string or a number")
     m = _QUANTITY.match(text)
     if not m and re.fullmatch(r"\s*[+-]?0[xX][0-9a-fA-F_]*\s*", text):
         raise SpecError(f"cannot read {what} {show_value(text)}: a {what} is decimal with an "
@@ -121,8 +120,7 @@ def _number(value, what):
     Python's "must be real number" naming nothing) that a float holds (10**400: a bare
     OverflowError), else a TypeError or a SpecError naming ``what``."""
     if not is_real(value):
-        raise TypeError(f"{what} must be a number or text such as {_EXAMPLES[what]!r}, got "
-                        f"{show_value(value)} ({kind_of(value)})")
+        raise kind_error(value, what, f"a number or text such as {_EXAMPLES[what]!r}")
     if not is_finite(value):
         raise SpecError(f"{what} must be a finite number within a float's range, got "
                         f"{show_value(value)}")
@@ -487,15 +485,32 @@ def flag_of(value, what):
 
 def kind_of(value):
     """``value``'s type with its article, for a TypeError's message: ``"a bool"``, ``"an int"``,
-    ``"an object"`` (numpy's unsigned ints, pronounced "you", take ``"a"``). The one spelling
-    of a value's kind in the packages' messages.
+    ``"an object"``, by the sound the name starts with: a vowel letter but u (numpy's unsigned
+    ints and a UUID, pronounced "you", take ``"a"``), or numpy's ``nd`` names, read letter by
+    letter ("an ndarray"). The one spelling of a value's kind in the packages' messages
+    (:func:`kind_error` the one message refusing a kind).
 
     >>> import numpy as np
     >>> kind_of(True), kind_of(5), kind_of(object()), kind_of(np.uint8(1)), kind_of(None)
     ('a bool', 'an int', 'an object', 'a uint8', 'a NoneType')
+    >>> kind_of(np.zeros(2))
+    'an ndarray'
     """
     kind = type(value).__name__
-    return f"{'an' if kind[0] in 'aeioAEIOU' else 'a'} {kind}"
+    return f"{'an' if kind[0] in 'aeioAEIO' or kind.startswith('nd') else 'a'} {kind}"
+
+
+def kind_error(value, what, due, tail=""):
+    """The TypeError refusing ``value`` where ``due`` ("a str", "MLA or GQA") is due: "``what``
+    must be ``due``, got value (its kind)``tail``", the value abbreviated (:func:`show_value`),
+    its kind by :func:`kind_of`. STYLE's rule; the one message for a wrong kind that no
+    narrower check (:func:`text_of`, :func:`flag_of`, :func:`check_count`,
+    :func:`error_for`) refuses.
+
+    >>> kind_error({"kv_heads": 8}, "attention", "MLA or GQA")
+    TypeError("attention must be MLA or GQA, got {'kv_heads': 8} (a dict)")
+    """
+    return TypeError(f"{what} must be {due}, got {show_value(value)} ({kind_of(value)}){tail}")
 
 
 def text_of(value, what, *, optional=False):
@@ -514,8 +529,7 @@ def text_of(value, what, *, optional=False):
     """
     if isinstance(value, str) or (optional and value is None):
         return value
-    raise TypeError(f"{what} must be a str{' or None' if optional else ''}, got "
-                    f"{show_value(value)} ({kind_of(value)})")
+    raise kind_error(value, what, f"a str{' or None' if optional else ''}")
 
 
 def is_int(x):

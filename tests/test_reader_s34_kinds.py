@@ -1,0 +1,71 @@
+"""Session 34 (reader): a wrong kind's TypeError names the value and its kind.
+
+Eleven messages named only the type ('attention must be MLA or GQA, got dict', a system file's
+'must be a string, got int'); three wrong kinds were SpecErrors (serving's chip, prefill and
+point: STYLE's rule says TypeError). Every one now goes through ``fabric._units.kind_error``
+(the value abbreviated by show_value, its kind by kind_of), and kind_of says 'an ndarray'.
+"""
+
+import dataclasses
+import uuid
+
+import numpy as np
+import pytest
+
+import analysis
+import fabric
+import topologies
+from fabric._units import kind_of
+
+
+def _torus():
+    return topologies.build("torus:4x4")
+
+
+def test_kind_of_reads_nd_names_letter_by_letter():
+    assert (kind_of(np.zeros(2)), kind_of(uuid.UUID(int=0)), kind_of(np.uint8(1))) == \
+        ("an ndarray", "a UUID", "a uint8")
+
+
+_CASES = {
+    "structure": (lambda: _torus().replace(structure={"shape": (4, 4)}),
+                  r"structure must be one of .* or None, got \{'shape': \(4, 4\)\} \(a dict\)$"),
+    "failures": (lambda: _torus().replace(failures=[0]),
+                 r"^failures must be a Failures, got \[0\] \(a list\)$"),
+    "check": (lambda: fabric.check("torus:4x4"),
+              r"^check\(\)'s system must be a fabric.Fabric or a fabric.System, got 'torus:4x4' "
+              + r"\(a str\)$"),
+    "graph": (lambda: fabric.validate_graph({"a": 1}),
+              r"^a fabric graph must be a networkx.Graph, got \{'a': 1\} \(a dict\)$"),
+    "attention": (lambda: dataclasses.replace(analysis.model_config("kimi-k2"),
+                                              attention={"kv_heads": 8}),
+                  r"^attention must be MLA or GQA, got \{'kv_heads': 8\} \(a dict\)$"),
+    "layout": (lambda: analysis.parse_layout(4, 8),
+               r"^layout must be a Layout, str, dict or None, got 4 \(an int\)$"),
+    "grid point": (lambda: analysis.sweep(print, [{"x": 1}, 2], quiet=True),
+                   r"^grid point 1 must be a mapping .*, got 2 \(an int\)$"),
+    "executor": (lambda: analysis.sweep(print, [], executor="threads", quiet=True),
+                 r"^executor must be a concurrent.futures.Executor, got 'threads' \(a str\)$"),
+    # SpecErrors before (a wrong kind is a TypeError)
+    "chip": (lambda: analysis.prefill_gemm_efficiency(5, "fp8", "experts"),
+             r"^chip must be a chip name or a fabric.ChipSpec, got 5 \(an int\)$"),
+    "prefill": (lambda: analysis.shared_weight_read(None, 0.02, 0.001, 1000),
+                r"^prefill must be a PrefillTime .*, got None \(a NoneType\)$"),
+    "point": (lambda: analysis.speed_limits({"breakdown": {}}),
+              r"^point must be a ServingPoint .*, got \{'breakdown': \{\}\} \(a dict\)$"),
+}
+
+
+@pytest.mark.parametrize("case", list(_CASES))
+def test_a_wrong_kind_names_value_and_kind(case):
+    call, match = _CASES[case]
+    with pytest.raises(TypeError, match=match):
+        call()
+
+
+def test_system_file_names_value_and_kind():
+    head = '[system]\ntopology = "dgx-h100"\n'
+    for text, message in [
+            (head + "[address]\nlayout = 5\n", "layout = 5: layout must be a str, got 5 (an int)"),
+            ("windows = [5]\n" + head, "[windows] must be a table, got 5 (an int)")]:
+        assert [f.message for f in topologies.read_system(text).findings] == [message]
