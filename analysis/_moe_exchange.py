@@ -813,7 +813,7 @@ def _round_wait(experts, k, ep, nodes, routing, batches, tokens, trip, local):
         if name == "balanced":
             owns = [(-t * k) % ep for t in range(min(tokens, ep))]
         else:
-            owns = [_grouped_slots(k, ep, t).index(r) if r in _grouped_slots(k, ep, t) else -1
+            owns = [s.index(r) if r in (s := _grouped_slots(k, ep, t)) else -1
                     for r, c in enumerate(tokens) for t, _ in _grouped_tokens(k, ep, c)]
         for own in owns:
             peer = sum(1 for b in valid if any(s != own for s in b))

@@ -70,7 +70,15 @@ import re
 
 from ._errors import SpecError
 from ._params import Parameter
-from ._units import is_finite, is_int, is_real, kind_error, kind_of, name_list, show_value, text_of
+from ._units import (
+    error_for,
+    is_finite,
+    is_int,
+    kind_error,
+    name_list,
+    show_value,
+    text_of,
+)
 
 __all__ = ["EXECUTION_FACTORS", "NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES",
            "PREDICTION_FIELDS", "PREDICTION_KERNEL_FILES", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "TORCH_SYMM_MEM", "VLLM_CUSTOM_ALLREDUCE", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "release_tag", "revision_holds", "runtime",
@@ -325,10 +333,12 @@ def _check_split(name, q):
     if "rule" not in q:
         raise SpecError(f"runtime {name!r}: a split table needs its 'rule' (0, 1 or 2)")
     rule = q["rule"]
-    if not is_int(rule) or rule not in (0, 1, 2):
-        kind = "" if is_int(rule) else f" ({kind_of(rule)})"
-        raise (SpecError if is_int(rule) else TypeError)(
-            f"runtime {name!r}: split rule must be 0, 1 or 2, got {rule!r}{kind}")
+    # a rule is a whole number: 2.0 is a wrong kind (is_int), which error_for's is_real
+    # would call a value out of range
+    if not is_int(rule):
+        raise kind_error(rule, f"runtime {name!r}: split rule", "0, 1 or 2")
+    if rule not in (0, 1, 2):
+        raise SpecError(f"runtime {name!r}: split rule must be 0, 1 or 2, got {rule!r}")
     need = {1: [("byte_align", 1)] + [(("align", p), 1) for p in ("LL", "LL128", "Simple")],
             2: [("min_traffic", 1), ("cell", 0), ("ll_traffic", 1), ("task_floor", 0),
                 ("lo_ceil", 0), ("round16", 0)]}.get(rule, [])
@@ -338,10 +348,9 @@ def _check_split(name, q):
         if v is not None and is_finite(v) and v >= least \
                 and (not flag or v in (0, 1)):
             continue
-        kind = "" if v is None or is_real(v) else f" ({kind_of(v)})"
-        raise (SpecError if not kind else TypeError)(
-            f"runtime {name!r}: split rule {rule} needs {key!r} "
-            f"{'0 or 1' if flag else f'>= {least}'}, got {show_value(v)}{kind}")
+        rule_text = (f"runtime {name!r}: split rule {rule} needs {key!r} "
+                     f"{'0 or 1' if flag else f'>= {least}'}, got {show_value(v)}")
+        raise SpecError(rule_text) if v is None else error_for(v, rule_text)   # None: missing
 
 
 #: The tables a runtime's cost reads by key, and the keys, per kind: a library runtime's every
