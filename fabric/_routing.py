@@ -193,7 +193,7 @@ Examples
 import numpy as np
 import scipy.sparse as sp
 
-from ._arrays import number_array, traffic_values
+from ._arrays import number_array, real_array, traffic_values
 from ._errors import NodeError, RoutingError, SpecError
 from ._routing_bypass import Bypass, Bypasses
 from ._routing_dor import DimOrder
@@ -209,7 +209,7 @@ from ._routing_engine import (
 )
 from ._routing_uniform import link_orbits, orbit_loads
 from ._structure import Clos, Dragonfly, Grid, Switched
-from ._units import check_count, is_real, kind_error, sequence_of
+from ._units import check_count, is_real, items_of, kind_error, sequence_of
 
 __all__ = ["ECMP_MODES", "POLICIES", "Router", "route", "route_many"]
 
@@ -394,12 +394,16 @@ class Router:
         if nbytes is _NO_BYTES:         # (None is a caller's mistake: named below)
             return s, d
         # a flag or text is no byte count (np.asarray(.., dtype=float) read True as 1 B and
-        # '1000' as 1000 B): STYLE's rule, a TypeError
-        w = np.asarray(float(nbytes)) if is_real(nbytes) else number_array(nbytes, "nbytes")
-        if w.dtype.kind not in "iuf":
-            raise kind_error(nbytes, "nbytes", "bytes (a number, or an array of them with "
-                             "the length of src)")
-        w = w.astype(float, copy=False)
+        # '1000' as 1000 B): STYLE's rule, a TypeError; an array's through the one check of
+        # an array of numbers (a bool array names its booleans, Fractions are their floats)
+        rule = "bytes (a number, or an array of them with the length of src)"
+        if is_real(nbytes):
+            w = np.asarray(float(nbytes))
+        else:
+            values = nbytes if isinstance(nbytes, np.ndarray) else items_of(nbytes)
+            if values is None:              # one value of the wrong kind: True, '1000', None
+                raise kind_error(nbytes, "nbytes", rule)
+            w = real_array(values, "nbytes", f"nbytes must be {rule}", copy=False)
         if w.ndim and w.shape != s.shape:
             raise ValueError(f"nbytes must be a scalar or have the length of src ({len(s)}), "
                              f"got shape {w.shape}")

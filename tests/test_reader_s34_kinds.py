@@ -4,13 +4,16 @@ Eleven messages named only the type ('attention must be MLA or GQA, got dict', a
 'must be a string, got int'); three wrong kinds were SpecErrors (serving's chip, prefill and
 point: STYLE's rule says TypeError). Every one now goes through ``fabric._units.kind_error``
 (the value abbreviated by show_value, its kind by kind_of), and kind_of says 'an ndarray'.
+Router.loads/loads_grouped read an array of bytes through fabric._arrays.real_array.
 """
 
 import dataclasses
 import uuid
+from fractions import Fraction
 
 import numpy as np
 import pytest
+from degrade import built
 
 import analysis
 import fabric
@@ -69,3 +72,14 @@ def test_system_file_names_value_and_kind():
             (head + "[address]\nlayout = 5\n", "layout = 5: layout must be a str, got 5 (an int)"),
             ("windows = [5]\n" + head, "[windows] must be a table, got 5 (an int)")]:
         assert [f.message for f in topologies.read_system(text).findings] == [message]
+
+
+def test_router_byte_arrays_through_the_one_array_check():
+    # fabric._arrays.real_array: a bool or complex array is named by what it holds (was
+    # 'got array([...]) (an ndarray)'), Python numbers held as objects are their floats
+    # (a list of Fractions was refused), as in traffic matrices and latencies
+    r = built("torus:4x4").router
+    assert np.array_equal(r.loads([0, 1], [2, 3], [Fraction(1, 2), 3]),
+                          r.loads([0, 1], [2, 3], [0.5, 3.0]))
+    with pytest.raises(TypeError, match=r"^nbytes must be bytes .*, got complex numbers: "):
+        r.loads([0, 1], [2, 3], np.array([1 + 1j, 2]))
