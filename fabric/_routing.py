@@ -627,8 +627,8 @@ class Router:
         step = max(1, BLOCK // max(n, 1))
         for r0 in range(0, n, step):
             r1 = min(n, r0 + step)
-            if dense:
-                block = matrix[r0:r1]
+            if dense:       # (an int matrix is read as floats a block at a time)
+                block = np.asarray(matrix[r0:r1], dtype=float)
             else:       # a block at a time: its entries checked as it comes
                 block = np.asarray(matrix.rows(r0, r1) if hasattr(matrix, "rows")
                                    else matrix[r0:r1].toarray(), dtype=float)

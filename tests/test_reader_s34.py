@@ -4,7 +4,8 @@ Eleven messages named only the type ('attention must be MLA or GQA, got dict', a
 'must be a string, got int'); three wrong kinds were SpecErrors (serving's chip, prefill and
 point: STYLE's rule says TypeError). Every one now goes through ``fabric._units.kind_error``
 (the value abbreviated by show_value, its kind by kind_of), and kind_of says 'an ndarray'.
-Router.loads/loads_grouped read an array of bytes through fabric._arrays.real_array.
+Router.loads/loads_grouped read an array of bytes through fabric._arrays.real_array, and
+Router.loads_matrix reads an int matrix a block at a time.
 """
 
 import dataclasses
@@ -83,3 +84,17 @@ def test_router_byte_arrays_through_the_one_array_check():
                           r.loads([0, 1], [2, 3], [0.5, 3.0]))
     with pytest.raises(TypeError, match=r"^nbytes must be bytes .*, got complex numbers: "):
         r.loads([0, 1], [2, 3], np.array([1 + 1j, 2]))
+
+
+def test_an_int_traffic_matrix_is_read_in_float_blocks():
+    # loads_matrix converted an int matrix whole to floats before its first block (one more
+    # n x n array: benchmarks/bench_routing.py int_matrix, peak 406 -> 310 MiB at 4,096 ranks)
+    from fabric._arrays import traffic_values
+
+    m = np.ones((16, 16), dtype=np.int64) - np.eye(16, dtype=np.int64)
+    assert traffic_values(m, 16, "matrix", "matrix", copy=False) is m
+    for f in (built("torus:4x4"), built("fattree:k=4")):
+        assert np.array_equal(f.router.loads_matrix(m), f.router.loads_matrix(m.astype(float)))
+    m[3, 5] = -1
+    with pytest.raises(fabric.SpecError, match=r"\(\[3, 5\] = -1.0\)$"):
+        built("torus:4x4").router.loads_matrix(m)
