@@ -131,6 +131,7 @@ from fabric._units import (
     flag_of,
     is_finite,
     kind_error,
+    show_value,
     text_of,
 )
 
@@ -1098,7 +1099,7 @@ def model_config(name):
         return MODELS[name]
     if isinstance(name, os.PathLike) or (isinstance(name, str) and name.endswith(".toml")):
         return load_model_toml(name)
-    raise SpecError(f"unknown model {name!r}; known: " + ", ".join(sorted(MODELS))
+    raise SpecError(f"unknown model {show_value(name)}; known: " + ", ".join(sorted(MODELS))
                     + " (or a path to a .toml file)")
 
 
