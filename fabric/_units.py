@@ -450,11 +450,11 @@ def sequence_of(values, what, items):
     >>> sequence_of("chip0", "chips", "node names or ranks")
     Traceback (most recent call last):
     ...
-    TypeError: chips must be a sequence of node names or ranks, got 'chip0'
+    TypeError: chips must be a sequence of node names or ranks, got 'chip0' (a str)
     """
     out = items_of(values)
     if out is None:
-        raise TypeError(f"{what} must be a sequence of {items}, got {show_value(values)}")
+        raise kind_error(values, what, f"a sequence of {items}")
     return out
 
 
@@ -476,10 +476,10 @@ def flag_of(value, what):
     >>> flag_of("no", "pdl")
     Traceback (most recent call last):
     ...
-    TypeError: pdl must be True or False, got 'no'
+    TypeError: pdl must be True or False, got 'no' (a str)
     """
     if not is_bool(value):
-        raise TypeError(f"{what} must be True or False, got {show_value(value)}")
+        raise kind_error(value, what, "True or False")
     return bool(value)
 
 
@@ -503,9 +503,9 @@ def kind_of(value):
 def kind_error(value, what, due, tail=""):
     """The TypeError refusing ``value`` where ``due`` ("a str", "MLA or GQA") is due: "``what``
     must be ``due``, got value (its kind)``tail``", the value abbreviated (:func:`show_value`),
-    its kind by :func:`kind_of`. STYLE's rule; the one message for a wrong kind that no
-    narrower check (:func:`text_of`, :func:`flag_of`, :func:`check_count`,
-    :func:`error_for`) refuses.
+    its kind by :func:`kind_of`. STYLE's rule; the one wrong-kind message (:func:`text_of`,
+    :func:`flag_of` and :func:`sequence_of` raise it; :func:`check_count` and
+    :func:`error_for` name a number's kind in their own rule's words).
 
     >>> kind_error({"kv_heads": 8}, "attention", "MLA or GQA")
     TypeError("attention must be MLA or GQA, got {'kv_heads': 8} (a dict)")
