@@ -19,7 +19,7 @@ from degrade import built
 import analysis
 import fabric
 import topologies
-from fabric._units import kind_of
+from fabric._units import flag_of, kind_of, sequence_of
 
 
 def _torus():
@@ -50,6 +50,10 @@ _CASES = {
                    r"^grid point 1 must be a mapping .*, got 2 \(an int\)$"),
     "executor": (lambda: analysis.sweep(print, [], executor="threads", quiet=True),
                  r"^executor must be a concurrent.futures.Executor, got 'threads' \(a str\)$"),
+    # the flag and sequence checks named the value, not its kind
+    "flag": (lambda: flag_of("no", "pdl"), r"^pdl must be True or False, got 'no' \(a str\)$"),
+    "sequence": (lambda: sequence_of(4, "chips", "chip names or ranks"),
+                 r"^chips must be a sequence of chip names or ranks, got 4 \(an int\)$"),
     # SpecErrors before (a wrong kind is a TypeError)
     "chip": (lambda: analysis.prefill_gemm_efficiency(5, "fp8", "experts"),
              r"^chip must be a chip name or a fabric.ChipSpec, got 5 \(an int\)$"),
