@@ -99,7 +99,6 @@ from fabric._units import (
     check_count,
     check_number,
     flag_of,
-    is_bool,
     is_finite,
     is_real,
     kind_error,
@@ -939,9 +938,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     ops_per_launch, devices_per_process, iterations = (check_count(v, name, 1) for name, v in (
         ("ops_per_launch", ops_per_launch), ("devices_per_process", devices_per_process),
         ("iterations", iterations)))
-    for name, v in (("overlap", overlap), ("blocking", blocking)):
-        if not is_bool(v):
-            raise TypeError(f"{name} must be True or False, got {v!r}")
+    overlap, blocking = flag_of(overlap, "overlap"), flag_of(blocking, "blocking")
     nodes, idx = resolve_ranks(fabric, ranks)
     p = len(nodes)
     if devices_per_process > p:

@@ -1102,7 +1102,7 @@ def _resolve_ep(fabric, ep):
     listed = items_of(ep)
     if listed is None:
         if not is_int(ep):
-            raise TypeError(f"ep must be an int or a sequence of ranks, got {ep!r}")
+            raise kind_error(ep, "ep", "an int or a sequence of ranks")
         if not 1 <= ep <= fabric.n_endpoints:
             raise SpecError(f"ep must be between 1 and the {fabric.n_endpoints} ranks of "
                             f"{fabric.name}, got ep={ep}")

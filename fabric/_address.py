@@ -365,7 +365,7 @@ class Region:
         for key in ("base", "size"):
             value = getattr(self, key)
             if not is_int(value):
-                raise TypeError(f"Region {key} must be an int, got {value!r}")
+                raise kind_error(value, f"Region {key}", "an int")
             object.__setattr__(self, key, int(value))
         if isinstance(self.owner, (list, tuple)):
             owners = tuple(self.owner)
@@ -374,11 +374,11 @@ class Region:
             try:
                 hash(o)
             except TypeError:
-                raise TypeError(f"Region owner must be a node or host name, got {o!r}") from None
+                raise kind_error(o, "Region owner", "a node or host name") from None
         for key in ("kind", "permissions", "name"):
             text_of(getattr(self, key), f"Region {key}", optional=key == "name")
         if self.granularity is not None and not is_int(self.granularity):
-            raise TypeError(f"Region granularity must be an int, got {self.granularity!r}")
+            raise kind_error(self.granularity, "Region granularity", "an int")
         if self.granularity is not None:
             object.__setattr__(self, "granularity", int(self.granularity))
         if self.name is None:
@@ -410,7 +410,7 @@ def _regions(regions):
     regions = sequence_of(regions, "regions", "Region objects")
     for reg in regions:
         if not isinstance(reg, Region):
-            raise TypeError(f"regions must be Region objects, got {reg!r}")
+            raise kind_error(reg, "regions", "Region objects")
     return regions
 
 

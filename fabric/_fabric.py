@@ -184,19 +184,17 @@ class Fabric:
         if self.address_plan is not None:
             from ._plan import AddressPlan  # (_plan imports this module)
             if not isinstance(self.address_plan, AddressPlan):  # {} read as the default plan
-                raise TypeError(f"address_plan must be an AddressPlan or None, got "
-                                f"{show_value(self.address_plan)}")
+                raise kind_error(self.address_plan, "address_plan", "an AddressPlan or None")
         # the labels and records a replace() may be handed (from_graph's are checked too)
         text_of(self.name, "name")
         if not isinstance(self.params, Mapping):
-            raise TypeError(f"params must be a mapping of labels, got {show_value(self.params)}")
+            raise kind_error(self.params, "params", "a mapping of labels")
         object.__setattr__(self, "params", _frozen_mapping(self.params))
         object.__setattr__(self, "domains",
                            _frozen_mapping(_check_domains(self.domains, self.graph)))
         assumptions = items_of(self.assumptions)
         if assumptions is None or not all(isinstance(a, Parameter) for a in assumptions):
-            raise TypeError(f"assumptions must be a sequence of fabric.Parameter, got "
-                            f"{show_value(self.assumptions)}")
+            raise kind_error(self.assumptions, "assumptions", "a sequence of fabric.Parameter")
         object.__setattr__(self, "assumptions", tuple(assumptions))
         if self.chip is not None:
             object.__setattr__(self, "chip", chip_spec(self.chip))

@@ -185,15 +185,15 @@ class _Reader:
                 return text_of(v, key)
             if key in _BOOLS:
                 if not isinstance(v, bool):
-                    raise TypeError(f"must be true or false, got {v!r}")
+                    raise kind_error(v, key, "true or false")
                 return v
             if key in _INTS:
                 if not is_int(v):                # TOML's ints (its true is a bool)
-                    raise TypeError(f"must be an integer, got {v!r}")
+                    raise kind_error(v, key, "an integer")
                 return v
             if key == "owners":
                 if not isinstance(v, list) or not all(isinstance(o, str) for o in v):
-                    raise TypeError(f"must be a list of names, got {v!r}")
+                    raise kind_error(v, key, "a list of names")
                 return v
             if key in _ADDRESSES or key in _SIZES:
                 # the forms this field reads: an address is decimal or hex, a size decimal

@@ -54,6 +54,15 @@ _CASES = {
     "flag": (lambda: flag_of("no", "pdl"), r"^pdl must be True or False, got 'no' \(a str\)$"),
     "sequence": (lambda: sequence_of(4, "chips", "chip names or ranks"),
                  r"^chips must be a sequence of chip names or ranks, got 4 \(an int\)$"),
+    # messages that named the value but not its kind (session 34, second piece)
+    "params": (lambda: _torus().replace(params=None),
+               r"^params must be a mapping of labels, got None \(a NoneType\)$"),
+    "region": (lambda: fabric.Region(base="0", size=4096, owner="chip0", kind="hbm"),
+               r"^Region base must be an int, got '0' \(a str\)$"),
+    "heap": (lambda: fabric.SymmetricHeap(4096.0),
+             r"^SymmetricHeap size must be an int, got 4096.0 \(a float\)$"),
+    "overlap": (lambda: analysis.cost(_torus(), "all-reduce", 1024, overlap=1),
+                r"^overlap must be True or False, got 1 \(an int\)$"),
     # SpecErrors before (a wrong kind is a TypeError)
     "chip": (lambda: analysis.prefill_gemm_efficiency(5, "fp8", "experts"),
              r"^chip must be a chip name or a fabric.ChipSpec, got 5 \(an int\)$"),
@@ -75,7 +84,9 @@ def test_system_file_names_value_and_kind():
     head = '[system]\ntopology = "dgx-h100"\n'
     for text, message in [
             (head + "[address]\nlayout = 5\n", "layout = 5: layout must be a str, got 5 (an int)"),
-            ("windows = [5]\n" + head, "[windows] must be a table, got 5 (an int)")]:
+            ("windows = [5]\n" + head, "[windows] must be a table, got 5 (an int)"),
+            (head + "[address]\nwidth = '57'\n",
+             "width = '57': width must be an integer, got '57' (a str)")]:
         assert [f.message for f in topologies.read_system(text).findings] == [message]
 
 
