@@ -102,6 +102,7 @@ from fabric._units import (
     is_finite,
     is_real,
     kind_error,
+    show_value,
 )
 
 from . import _runtime_cost
@@ -322,10 +323,10 @@ def read_nbytes(nbytes):
     if type(nbytes).__module__ == "numpy":
         nbytes = nbytes.item()      # np.float16: comparing it with MAX_BYTES overflows, warning
     if not is_finite(nbytes) or nbytes <= 0:      # 10**400: no OverflowError
-        raise ValueError(f"nbytes must be a finite size > 0 bytes, got nbytes={nbytes!r}")
+        raise ValueError(f"nbytes must be a finite size > 0 bytes, got nbytes={show_value(nbytes)}")
     if nbytes < 1:
         raise ValueError(f"nbytes must be at least 1 byte (a size in bytes: no collective "
-                         f"moves part of one), got nbytes={nbytes!r}")
+                         f"moves part of one), got nbytes={show_value(nbytes)}")
     _check_max_bytes(nbytes, "nbytes")
     return float(nbytes)
 
@@ -333,7 +334,7 @@ def read_nbytes(nbytes):
 def _check_max_bytes(nbytes, what):
     if nbytes > MAX_BYTES:
         raise SpecError(f"{what} must be at most 2**63 - 1 bytes (an int64), as for an "
-                         f"access (route, latency), got {nbytes!r:.60}")
+                         f"access (route, latency), got {show_value(nbytes)}")
 
 
 def _transport_spec(transport):

@@ -1100,14 +1100,14 @@ def expert_activation(experts, k, tokens, skew=0.0):
     """
     if not (is_finite(skew) and skew >= 0):
         # a bool is not an exponent (True read as 1), nor is a string
-        raise error_for(skew, f"skew must be a finite number >= 0, got skew={skew!r}")
+        raise error_for(skew, f"skew must be a finite number >= 0, got skew={show_value(skew)}")
     experts = check_count(experts, "experts", 1, "an integer >= 1 (routed experts)")
     if check_count(k, "k", 0, f"an integer between 0 and experts ({experts})") > experts:
         raise SpecError(f"k must be an integer between 0 and experts ({experts}), got k={k!r}")
     if not (is_finite(tokens) and tokens >= 0):
         # a negative count would make an expert more than certainly active
         raise error_for(tokens, f"tokens must be a finite number >= 0 (tokens routed), got "
-                                f"tokens={tokens!r}")
+                                f"tokens={show_value(tokens)}")
     experts, k = int(experts), int(k)
     check_length(experts, f"experts={experts!r}")        # one probability per expert
     if skew == 0:

@@ -218,7 +218,7 @@ class WeightFormat:
             if not is_finite(v) or (v <= lo if lo is not None else v < 0):
                 rule = "> 0" if lo is not None else ">= 0"
                 raise error_for(v, f"weight format {self.name!r}: {f} must be a finite number "
-                                   f"{rule}, got {v!r}")
+                                   f"{rule}, got {show_value(v)}")
             object.__setattr__(self, f, float(v))     # np.float16 would compute as one
         object.__setattr__(self, "group", check_count(
             self.group, "group", 1, f"an integer >= 1 (weight format {self.name!r})"))

@@ -1083,7 +1083,8 @@ class MoEExchange:
 
 def _token_bytes(value, hidden, name):
     if not (is_finite(value) and value > 0):
-        raise error_for(value, f"{name} must be a number of bytes > 0, got {name}={value!r}")
+        raise error_for(value, f"{name} must be a number of bytes > 0, got "
+                               f"{name}={show_value(value)}")
     return float(value) * hidden if value <= _MAX_ELEMENT_BYTES else float(value)
 
 
@@ -1542,7 +1543,7 @@ def check_background(nic_background):
     """
     if not (is_finite(nic_background) and nic_background >= 0):
         raise error_for(nic_background, f"nic_background must be bytes/s >= 0, got "
-                                        f"{nic_background!r}")
+                                        f"{show_value(nic_background)}")
     return float(nic_background)
 
 
@@ -1873,7 +1874,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         gap = analysis.GRAPH_KERNEL_OVERHEAD.value
         params = params + (analysis.GRAPH_KERNEL_OVERHEAD,)
     elif not (is_finite(kernel_gap) and kernel_gap >= 0):
-        raise error_for(kernel_gap, f"kernel_gap must be seconds >= 0, got {kernel_gap!r}")
+        raise error_for(kernel_gap, f"kernel_gap must be seconds >= 0, got "
+                                    f"{show_value(kernel_gap)}")
     else:
         gap = float(kernel_gap)
     gaps_d = max(kern.kernels[0] - 1, 0) * gap

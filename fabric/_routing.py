@@ -209,7 +209,7 @@ from ._routing_engine import (
 )
 from ._routing_uniform import link_orbits, orbit_loads
 from ._structure import Clos, Dragonfly, Grid, Switched
-from ._units import check_count, is_real, items_of, kind_error, sequence_of
+from ._units import check_count, check_number, is_real, items_of, kind_error, sequence_of
 
 __all__ = ["ECMP_MODES", "POLICIES", "Router", "route", "route_many"]
 
@@ -581,9 +581,9 @@ class Router:
         >>> bool(np.allclose(a, b, rtol=1e-12, atol=0))
         True
         """
-        w = float(nbytes)
-        if not np.isfinite(w) or w < 0:
-            raise ValueError(f"nbytes must be finite and >= 0, got {nbytes!r}")
+        # the one number check: True was 1 B, 'x' and None numpy's or Python's texts, 10**5000
+        # a bare OverflowError
+        w = check_number("nbytes", nbytes, 0, " bytes")
         n = self.fabric.n_endpoints
         ep = self.fabric.endpoint_indices
         if n < 2 or w == 0:

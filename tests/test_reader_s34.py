@@ -115,3 +115,35 @@ def test_an_int_traffic_matrix_is_read_in_float_blocks():
     m[3, 5] = -1
     with pytest.raises(fabric.SpecError, match=r"\(\[3, 5\] = -1.0\)$"):
         built("torus:4x4").router.loads_matrix(m)
+
+
+_BIG = 10**5000         # repr() of it raises ValueError (Python's 4300-digit limit)
+_HUGE = {
+    "cost": lambda f: analysis.cost(f, "all-reduce", _BIG),
+    "failure_cost": lambda f: analysis.failure_cost(f, nbytes=_BIG),
+    "scale_links": lambda f: analysis.scale_links(f, bandwidth=_BIG),
+    "bisection_bound": lambda f: analysis.bisection_bound(f, _BIG),
+    "bill_of_materials": lambda f: analysis.bill_of_materials(f, rack_chips_factor=_BIG),
+    "loads_all_to_all": lambda f: f.router.loads_all_to_all(_BIG),
+    "eager_pass_seconds": lambda f: analysis.eager_pass_seconds([1e-6, _BIG]),
+    "chip": lambda f: dataclasses.replace(fabric.chip_spec("h100"), hbm_bandwidth=_BIG),
+}
+
+
+@pytest.mark.parametrize("case", list(_HUGE))
+def test_a_huge_int_is_refused_by_name_not_by_repr(case):
+    # each raised Python's 'Exceeds the limit (4300 digits) for integer string conversion' or
+    # a bare OverflowError (float()), naming nothing; the value is now abbreviated (show_value)
+    with pytest.raises(ValueError, match=r"1000000000\d*\.\.\. \(5001 digits\)"):
+        _HUGE[case](_torus())
+
+
+def test_unchecked_byte_counts_are_checked():
+    # bisection_bound's nbytes: -1 gave a negative bound, True 1 B; loads_all_to_all read True
+    # as 1 B and None with Python's float() text
+    f = _torus()
+    with pytest.raises(fabric.SpecError, match=r"^nbytes must be a finite number > 0 bytes"):
+        analysis.bisection_bound(f, -1)
+    for bad in (True, None):
+        with pytest.raises(TypeError, match=r"^nbytes must be a finite number >= 0 bytes, got "):
+            f.router.loads_all_to_all(bad)
