@@ -79,3 +79,40 @@ def test_a_harness_copy_adds_one_copy_kernel(size):
     with pytest.raises(ValueError, match="time rows"):
         fidelity_collectives.model("dgx-h100", "all-reduce", size, nccl="2.27.6",
                                    copy_before=True)
+
+
+def test_an_eager_loop_with_one_device_a_process_adds_its_host_time():
+    # hfplaybook-h100-alltoall-minlat ran nccl-tests -g 1 -n 100 with no -G or -z: the loop
+    # reports max(c, g) + min(c, g) / n per iteration, host-bound here (g < c), not g alone
+    import fidelity_heldout_collectives
+
+    import analysis
+    import fabric
+    import topologies
+    g = analysis.cost(topologies.build("dgx-h100"), "all-to-all", 128,
+                      runtime="nccl@2.27.7").time
+    c = fabric.runtime("nccl@2.27.7").host_launch
+    assert g < c
+    value, how = fidelity_heldout_collectives.CASES["hfplaybook-h100-alltoall-minlat"](None)
+    assert value == pytest.approx((c + g / 100) * 1e6, rel=1e-12)
+    assert "eager loop -g 1 -n 100" in how
+
+
+def test_an_eager_loop_of_one_process_driving_four_devices_is_the_whole_loop():
+    # gb200-tray-ring-1k: -g 4 -n 40, eager: cost()'s further-device delay plus the loop's
+    # one-device excess is nccl-tests' loop for h = 4 c, written out here
+    import fidelity_collectives
+
+    import analysis
+    import fabric
+    import topologies
+    f = topologies.build("gb200-nvl72")
+    g = analysis.cost(f, "all-reduce", 1024, algorithm="ring", runtime="nccl@2.25.1",
+                      ranks=f.endpoints[:4]).time
+    h = 4 * fabric.runtime("nccl@2.25.1").host_launch
+    value, how = fidelity_collectives.CASES["gb200-tray-ring-1k"](None)
+    assert value == pytest.approx((max(h, g) + min(h, g) / 40) * 1e6, rel=1e-12)
+    assert "eager loop -g 4 -n 40" in how
+    with pytest.raises(ValueError, match="does not block"):
+        fidelity_collectives.model("dgx-h100", "all-reduce", 8, nccl="2.27.7", eager_loop=20,
+                                   blocking=True)
