@@ -98,21 +98,32 @@ def test_an_eager_loop_with_one_device_a_process_adds_its_host_time():
     assert "eager loop -g 1 -n 100" in how
 
 
-def test_an_eager_loop_of_one_process_driving_four_devices_is_the_whole_loop():
-    # gb200-tray-ring-1k: -g 4 -n 40, eager: cost()'s further-device delay plus the loop's
-    # one-device excess is nccl-tests' loop for h = 4 c, written out here
-    import fidelity_collectives
+@pytest.mark.parametrize("row_id, spec, nccl, devices, algorithm", [
+    ("gb200-tray-ring-1k", "gb200-nvl72", "2.25.1", 4, "ring"),      # -g 4 -n 40, time
+    ("azure-h100-nvls-ar-1k", "dgx-h100", "2.18.5", 8, "in-switch"),  # -g 8 -n 40, busbw
+])
+def test_an_eager_loop_of_one_process_driving_n_devices_is_the_whole_loop(
+        row_id, spec, nccl, devices, algorithm):
+    # cost()'s further-device delay plus the loop's one-device excess is nccl-tests' loop for
+    # h = N c, written out here: max(h, g) + min(h, g) / n, the fill counted once
+    import fidelity_heldout_collectives
 
     import analysis
     import fabric
     import topologies
-    f = topologies.build("gb200-nvl72")
-    g = analysis.cost(f, "all-reduce", 1024, algorithm="ring", runtime="nccl@2.25.1",
-                      ranks=f.endpoints[:4]).time
-    h = 4 * fabric.runtime("nccl@2.25.1").host_launch
-    value, how = fidelity_collectives.CASES["gb200-tray-ring-1k"](None)
-    assert value == pytest.approx((max(h, g) + min(h, g) / 40) * 1e6, rel=1e-12)
-    assert "eager loop -g 4 -n 40" in how
+    f = topologies.build(spec)
+    g = analysis.cost(f, "all-reduce", 1024, algorithm=algorithm, runtime=f"nccl@{nccl}",
+                      ranks=f.endpoints[:devices])
+    h = devices * fabric.runtime(f"nccl@{nccl}").host_launch
+    t = max(h, g.time) + min(h, g.time) / 40
+    row = dict(fidelity_collectives.CASES, **fidelity_heldout_collectives.CASES)[row_id]
+    value, how = row(None)
+    want = t * 1e6 if row_id.startswith("gb200") else g.busbw * g.time / t / 1e9
+    assert value == pytest.approx(want, rel=1e-12)
+    assert f"eager loop -g {devices} -n 40" in how
+
+
+def test_an_eager_loop_is_not_a_blocking_one():
     with pytest.raises(ValueError, match="does not block"):
         fidelity_collectives.model("dgx-h100", "all-reduce", 8, nccl="2.27.7", eager_loop=20,
                                    blocking=True)
