@@ -144,3 +144,10 @@ def test_unchecked_byte_counts_are_checked():
     for bad in (True, None):
         with pytest.raises(TypeError, match=r"^nbytes must be a finite number >= 0 bytes, got "):
             f.router.loads_all_to_all(bad)
+
+
+def test_a_count_past_its_bound_is_shown_abbreviated():
+    # check_count lets 10**300 through (a float holds it); the bound's own message printed all
+    # 301 digits
+    with pytest.raises(fabric.SpecError, match=r"^devices_per_process=1000000000\d*\.\.\. \(301 "):
+        analysis.cost(_torus(), "all-reduce", 1024, devices_per_process=10**300)
