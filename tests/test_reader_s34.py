@@ -126,6 +126,9 @@ _HUGE = {
     "loads_all_to_all": lambda f: f.router.loads_all_to_all(_BIG),
     "eager_pass_seconds": lambda f: analysis.eager_pass_seconds([1e-6, _BIG]),
     "chip": lambda f: dataclasses.replace(fabric.chip_spec("h100"), hbm_bandwidth=_BIG),
+    # an array holding one (numpy keeps it as an object): astype(float)'s bare OverflowError
+    "latency_stats": lambda f: fabric.latency_stats([_BIG, 1.0]),
+    "loads_matrix": lambda f: f.router.loads_matrix([[0, _BIG] + [0] * 14] + [[0] * 16] * 15),
 }
 
 
@@ -144,6 +147,8 @@ def test_unchecked_byte_counts_are_checked():
     for bad in (True, None):
         with pytest.raises(TypeError, match=r"^nbytes must be a finite number >= 0 bytes, got "):
             f.router.loads_all_to_all(bad)
+    with pytest.raises(ValueError, match=r"^nbytes must be finite and >= 0$"):   # OverflowError
+        f.router.loads([0], [1], _BIG)
 
 
 def test_a_count_past_its_bound_is_shown_abbreviated():
