@@ -92,7 +92,7 @@ def real_array(values, name, what, copy=True):
     if a.dtype.kind not in "iuf":
         kind = {"b": "booleans", "c": "complex numbers", "U": "text", "S": "text"}.get(
             a.dtype.kind, "values that are not numbers")
-        raise TypeError(f"{what}, got {kind}: {values!r:.60}")
+        raise TypeError(f"{what}, got {kind}: {show_value(values)}")
     return a.astype(float, copy=copy)
 
 

@@ -156,3 +156,9 @@ def test_a_count_past_its_bound_is_shown_abbreviated():
     # 301 digits
     with pytest.raises(fabric.SpecError, match=r"^devices_per_process=1000000000\d*\.\.\. \(301 "):
         analysis.cost(_torus(), "all-reduce", 1024, devices_per_process=10**300)
+
+
+def test_a_long_array_is_shown_with_its_length():
+    # real_array cut the repr at 60 characters with no marker ({values!r:.60})
+    with pytest.raises(TypeError, match=r"got booleans: array\(\[ True, .*\.\.\. \(\d+ characters\)$"):
+        fabric.latency_stats(np.ones(100, dtype=bool))
