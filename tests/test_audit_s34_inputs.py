@@ -94,3 +94,31 @@ def test_an_empty_list_is_no_item_wherever_integers_go():
     # a float array with values stays a wrong kind
     with pytest.raises(TypeError, match="dtype float64"):
         interleave_target([0.0], 4, 256)
+
+
+def _numbered_chips():
+    """Four chips named "1".."4" (ranks 0..3) on one switch: names that read as other ranks."""
+    import networkx as nx
+
+    from fabric import Fabric
+
+    G = nx.Graph()
+    for n in "1234":
+        G.add_node(n, kind="chip")
+        G.add_edge(n, "sw", bandwidth=1e11, latency=1e-7)
+    G.nodes["sw"]["kind"] = "switch"
+    return Fabric.from_graph(G, name="numbered")
+
+
+def test_a_failed_chip_named_by_a_numeral_is_not_the_rank_it_spells():
+    # before: chip "2" (rank 1) failed, and node("2") answered rank 2's chip "3": a route
+    # "from 2" silently left from chip 3
+    from fabric import NodeError
+
+    f = _numbered_chips()
+    assert f.node("2") == "2" and f.node(2) == "3"
+    g = f.without(chips=["2"])
+    for call in (lambda: g.node("2"), lambda: g.route("2", "4")):
+        with pytest.raises(NodeError, match=r"^numbered without 1 node: 2 \(rank 1\) has failed$"):
+            call()
+    assert g.node("3") == "3" and g.node(2) == "3" and g.node("rank:2") == "3"
