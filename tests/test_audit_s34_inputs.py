@@ -122,3 +122,19 @@ def test_a_failed_chip_named_by_a_numeral_is_not_the_rank_it_spells():
         with pytest.raises(NodeError, match=r"^numbered without 1 node: 2 \(rank 1\) has failed$"):
             call()
     assert g.node("3") == "3" and g.node(2) == "3" and g.node("rank:2") == "3"
+
+
+def test_an_access_no_path_reaches_names_its_address():
+    # the brief: unreachable is an error naming the address (the forwarding tables' errors
+    # did; access() named the chips only)
+    from fabric import RoutingError, access
+
+    f = topologies.build("torus:4x4,chip=h100")
+    g = f.without(links=[("chip5", n) for n in f.graph["chip5"]])
+    cut = g.address_map.regions_of("chip5")[0].base + 4096
+    with pytest.raises(RoutingError, match=r"chip5 is cut off .* failed \(address 0xa000001000\)$"):
+        access(g, "chip0", cut)
+    gone = f.address_map.regions_of("chip6")[0].base + 64
+    with pytest.raises(RoutingError, match=r"'chip6' of this address has failed, so no access "
+                                           r"reaches it \(address 0xc000000040\)$"):
+        access(g.without(chips=["chip6"]), "chip0", gone)
