@@ -138,3 +138,22 @@ def test_an_access_no_path_reaches_names_its_address():
     with pytest.raises(RoutingError, match=r"'chip6' of this address has failed, so no access "
                                            r"reaches it \(address 0xc000000040\)$"):
         access(g.without(chips=["chip6"]), "chip0", gone)
+
+
+@pytest.mark.parametrize("nbytes, error", [(-1, "SpecError"), (float("nan"), "SpecError"),
+                                           (0, "SpecError"), (True, "TypeError")])
+def test_the_bisection_bound_checks_its_bytes(nbytes, error):
+    # before: -1 gave a negative bound, nan a nan, 0 a ZeroDivisionError, True 1 byte
+    from analysis import bisection_bound
+
+    with pytest.raises(Exception, match="nbytes must be a finite number > 0 bytes") as e:
+        bisection_bound(topologies.build("torus:4x4"), nbytes)
+    assert type(e.value).__name__ == error
+
+
+def test_the_bisection_bound_off_a_torus_is_not_applicable():
+    # a FabricError (was a plain ValueError), still a ValueError
+    from analysis import NotApplicableError, bisection_bound
+
+    with pytest.raises(NotApplicableError, match="needs a dimension of even size"):
+        bisection_bound(topologies.build("torus:3x3"))
