@@ -157,3 +157,22 @@ def test_the_bisection_bound_off_a_torus_is_not_applicable():
 
     with pytest.raises(NotApplicableError, match="needs a dimension of even size"):
         bisection_bound(topologies.build("torus:3x3"))
+
+
+def test_a_node_named_by_a_tuple_fails_as_one_node():
+    # networkx's grid nodes are tuples: without(chips=(0, 1)) failed ranks 0 and 1 (nodes
+    # (0, 0) and (0, 1)); a bare pair of such nodes was read as two links, refused as
+    # "cannot fail link ((0, 0), (0, 0))"
+    import networkx as nx
+
+    from fabric import Fabric
+
+    G = nx.grid_2d_graph(2, 3)
+    nx.set_node_attributes(G, "chip", "kind")
+    nx.set_edge_attributes(G, 1e11, "bandwidth")
+    nx.set_edge_attributes(G, 1e-7, "latency")
+    f = Fabric.from_graph(G, name="grid")
+    assert f.without(chips=(0, 1)).failures.nodes == ((0, 1),)
+    assert f.without(links=((0, 1), (1, 1))).failures.links == (((0, 1), (1, 1)),)
+    assert f.without(lanes=((0, 1), (1, 1))).failures.links == (((0, 1), (1, 1)),)
+    assert f.without(chips=[0, 1]).failures.nodes == ((0, 0), (0, 1))     # a list: ranks
