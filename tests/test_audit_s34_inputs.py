@@ -176,3 +176,40 @@ def test_a_node_named_by_a_tuple_fails_as_one_node():
     assert f.without(links=((0, 1), (1, 1))).failures.links == (((0, 1), (1, 1)),)
     assert f.without(lanes=((0, 1), (1, 1))).failures.links == (((0, 1), (1, 1)),)
     assert f.without(chips=[0, 1]).failures.nodes == ((0, 0), (0, 1))     # a list: ranks
+
+
+def test_a_graph_whose_int_names_are_other_ranks_is_refused_naming_the_fix():
+    # lead's decision (board 15:06): networkx's star (hub 0, chips 1..4 = ranks 0..3) was
+    # accepted, and node(1) answered chip 2, route(1, 2) ran [2, 0, 3], without(chips=[0])
+    # failed chip 1 (no int could name the hub)
+    import networkx as nx
+
+    from fabric import Fabric, GraphError
+
+    G = nx.star_graph(4)
+    nx.set_node_attributes(G, "chip", "kind")
+    G.nodes[0]["kind"] = "switch"
+    nx.set_edge_attributes(G, 1e11, "bandwidth")
+    nx.set_edge_attributes(G, 1e-7, "latency")
+    with pytest.raises(GraphError, match=r"node 0 is named by an int, which cofabric reads as "
+                                         r"rank 0, the chip 1 \(and 3 more such: 1, 2, 3\): "
+                                         r"name the nodes with strings \(networkx.relabel_nodes"
+                                         r"\(G, str\)\), or with ints equal to their ranks$"):
+        Fabric.from_graph(G)
+    # ints equal to their ranks stay (every node a chip, in order), and one past the ranks
+    H = nx.relabel_nodes(G, {0: 4, 1: 0, 2: 1, 3: 2, 4: 3})
+    assert Fabric.from_graph(H).node(2) == 2
+
+
+def test_no_builder_preset_or_system_file_names_a_node_by_another_rank():
+    from degrade import built
+
+    from fabric import validate_graph
+    from topologies import PRESETS, load_system
+    from topologies._spec import _EXAMPLES
+
+    fabrics = [built(s) for s in [*PRESETS, *_EXAMPLES.values()]]
+    fabrics += [load_system(p).fabric for p in ("examples/sd200-ultra.toml",
+                                                 "tests/data/addr_clean.toml")]
+    for f in fabrics:
+        validate_graph(f.graph, f.endpoints)
