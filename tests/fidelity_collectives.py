@@ -14,11 +14,13 @@ none runs with the newest release tagged on or before the source's date
 runs without one or the other.
 """
 
+import dataclasses
 import functools
 
 import analysis
 import fabric
 import topologies
+from analysis._collectives import _timed_loop
 
 #: The date of each source that states no NCCL release: the day the figure was published
 #: (the GitHub post that carries it, as the thread shows it; a web page's publication day).
@@ -77,7 +79,7 @@ def copy_kernel_seconds(chip, nbytes):
 
 
 def model(spec, op, size, *, algorithm="auto", ranks=None, metric="busbw", nccl=None, date=None,
-          copy_before=False, **kw):
+          copy_before=False, eager_loop=None, **kw):
     """The model's figure for one row: ``(value, how)`` under runtime ``"nccl"``.
 
     ``spec`` is a preset or spec string, ``ranks`` an int (the first ``ranks`` GPUs) or
@@ -88,6 +90,15 @@ def model(spec, op, size, *, algorithm="auto", ranks=None, metric="busbw", nccl=
     harness copies the ``size`` bytes with a kernel of its own before each collective, in
     series on the GPU (:func:`copy_kernel_seconds` is added; time rows only). ``kw`` goes to
     :func:`analysis.cost` (e.g. ``ops_per_launch``).
+
+    ``eager_loop``: the row is nccl-tests' timed loop run eagerly (no ``-G``) and not blocking
+    (no ``-z 1``), with ``eager_loop`` timed iterations (``-n``), as its source shows.
+    :func:`analysis.cost` is the GPU time ``g`` of an iteration plus what a process's further
+    devices add (:func:`analysis.host_launch_delay`, the difference between ``N`` devices and
+    one); the loop with one device a process reports ``max(c, g) + min(c, g) / n``
+    (``c`` the runtime's ``host_launch``, the same formula at ``N = 1``), so the row gets
+    that loop's excess over ``g``: the host's fill ``c / n`` while GPU-bound, the host-bound
+    excess where ``g < c``.
     """
     if (nccl is None) == (date is None):
         raise ValueError("a row states its NCCL release (nccl=) or its source's date (date=), "
@@ -96,11 +107,21 @@ def model(spec, op, size, *, algorithm="auto", ranks=None, metric="busbw", nccl=
     f = _fabric(spec)
     if isinstance(ranks, int):
         ranks = f.endpoints[:ranks]
-    r = analysis.cost(f, op, size, algorithm=algorithm, runtime=f"nccl@{release}", ranks=ranks,
-                      **kw)
+    cost = functools.partial(analysis.cost, f, op, size, algorithm=algorithm,
+                             runtime=f"nccl@{release}", ranks=ranks)
+    if eager_loop is not None:
+        if kw.get("blocking") or kw.get("iterations", eager_loop) != eager_loop:
+            raise ValueError("eager_loop is the -n of a loop that does not block")
+        kw["iterations"] = eager_loop
+    r = cost(**kw)
     how = f"{spec} {r.ranks} ranks, {r.algorithm}/{r.protocol}" + (
-        f", {r.channels} ch" if r.channels else "") + (
-        f", NCCL {release}" + ("" if nccl else f" (tagged by {date})"))
+        f", {r.channels} ch" if r.channels else "")
+    if eager_loop is not None:
+        t = r.time + eager_loop_excess(cost, r, release, eager_loop, kw)
+        how += (f", eager loop -g {kw.get('devices_per_process', 1)} -n {eager_loop} "
+                f"+{(t - r.time) * 1e6:.3f} us")
+        r = dataclasses.replace(r, time=t, busbw=r.busbw * r.time / t)
+    how += f", NCCL {release}" + ("" if nccl else f" (tagged by {date})")
     if copy_before:
         if metric != "time":
             raise ValueError("copy_before is for time rows (the harness's copy is not in busbw)")
@@ -111,15 +132,37 @@ def model(spec, op, size, *, algorithm="auto", ranks=None, metric="busbw", nccl=
     return value, how
 
 
+def eager_loop_excess(cost, r, release, iterations, kw):
+    """Seconds per operation nccl-tests' eager loop with one device a process adds to the GPU
+    time ``g`` of an iteration: ``max(c, g) + min(c, g) / n - g`` (the loop formula
+    :func:`analysis.host_launch_delay` takes differences of, at ``N = 1``; ``c`` the runtime's
+    ``host_launch``). ``r`` is the row's :func:`analysis.cost` result under ``kw``; ``cost``
+    prices the row with other keywords (the GPU time alone, where ``r`` holds a process's
+    further devices).
+
+    >>> f = lambda **kw: analysis.cost(_fabric("dgx-h100"), "all-to-all", 128,
+    ...                                runtime="nccl@2.27.7")
+    >>> round(eager_loop_excess(f, f(), "2.27.7", 100, {}) * 1e6, 3)   # g 2.901 < c 3.0
+    0.128
+    """
+    ops = kw.get("ops_per_launch", 1)
+    alone = {k: v for k, v in kw.items() if k not in ("devices_per_process", "iterations")}
+    g_op = r.time if kw.get("devices_per_process", 1) == 1 else cost(**alone).time
+    g = g_op * ops
+    c = fabric.runtime(f"nccl@{release}").host_launch
+    return (_timed_loop(c, g, iterations) - g) / ops
+
+
 def case(spec, op, size, **kw):
     return lambda row: model(spec, op, size, **kw)
 
 
 def tray(size, **kw):
     # Azure/AI-benchmarking-guide runs all_reduce_perf -g 4 -n 40: one process, 4 devices,
-    # 40 timed iterations (Benchmarks/NVIDIA/NCCLBandwidth.py)
+    # 40 timed iterations, eager and not blocking (no -G, no -z; Benchmarks/NVIDIA/
+    # NCCLBandwidth.py)
     return case("gb200-nvl72", "all-reduce", size, algorithm="ring", ranks=4, nccl="2.25.1",
-                devices_per_process=4, iterations=40, **kw)
+                devices_per_process=4, eager_loop=40, **kw)
 
 
 RAIL_IB = "rail:servers={},gpus=8,nvls=1,chip=h100"

@@ -17,17 +17,18 @@ GiB, MiB, KiB = 2**30, 2**20, 2**10
 
 def _h200_nvls(size):
     # Azure ND H200 v5: one HGX H200 (8 GPUs, NVSwitch); the page states NVLS ran
-    # (all_reduce_perf -g 8 -n 40: one process driving the 8 GPUs, 40 timed iterations;
-    # Benchmarks/NCCLBandwidth.py)
+    # (all_reduce_perf -g 8 -n 40: one process driving the 8 GPUs, 40 timed iterations,
+    # eager and not blocking; Benchmarks/NCCLBandwidth.py)
     return case("hgx-h200", "all-reduce", size, algorithm="in-switch", nccl="2.20.5",
-                devices_per_process=8, iterations=40)
+                devices_per_process=8, eager_loop=40)
 
 
 def _h100_nvls(size):
     # Azure ND H100 v5: 8 H100 SXM on NVSwitch, NVLS stated, NCCL 2.18.5 stated
-    # (all_reduce_perf -g 8 -n 40: one process driving the 8 GPUs, 40 timed iterations)
+    # (all_reduce_perf -g 8 -n 40: one process driving the 8 GPUs, 40 timed iterations,
+    # eager and not blocking)
     return case("dgx-h100", "all-reduce", size, algorithm="in-switch", nccl="2.18.5",
-                devices_per_process=8, iterations=40)
+                devices_per_process=8, eager_loop=40)
 
 
 def _nvl72(size):
@@ -35,8 +36,9 @@ def _nvl72(size):
     # pull request's own example (slurm/nccl-test-distributed-gb200-nvl72-enroot.slurm at
     # aa40070, 2025-02-20) runs all_reduce_perf -b 512M -e 8G -f 2 -g 1 on 18 nodes x 4 tasks
     # in the image coreweave/nccl-tests:12.8.0-devel-ubuntu22.04-nccl2.25.1-1-57fa979 with
-    # NCCL_NVLS_ENABLE=1 and NCCL_COLLNET_ENABLE=0: NCCL 2.25.1, stated
-    return case("gb200-nvl72", "all-reduce", size, nccl="2.25.1")
+    # NCCL_NVLS_ENABLE=1 and NCCL_COLLNET_ENABLE=0: NCCL 2.25.1, stated; no -n, -G or -z:
+    # nccl-tests' default 20 eager iterations that do not block
+    return case("gb200-nvl72", "all-reduce", size, nccl="2.25.1", eager_loop=20)
 
 
 _GB200_PARTS = "rail:servers=3,gpus={},chip=gb200,scaleup=nvlink5,nvls=0,nic=ib-ndr"
@@ -54,12 +56,14 @@ CASES = {
     "azure-h100-nvls-ar-4m": _h100_nvls(4 * MiB),
     "azure-h100-nvls-ar-64m": _h100_nvls(64 * MiB),
     "azure-h100-nvls-ar-1g": _h100_nvls(GiB),
-    # Hugging Face's playbook on one AWS p5 (8 H100 SXM, NVSwitch), one process per GPU
+    # Hugging Face's playbook on one AWS p5 (8 H100 SXM, NVSwitch), one process per GPU: its
+    # intranode section runs sendrecv_perf -b 8 -e 8G, all_reduce_perf and all_to_all_perf
+    # -b 8 -e 16G, each -f 2 -g 1 -c 1 -n 100 (eager: no -G, no -z)
     "hfplaybook-h100-sendrecv-2gpu": case("dgx-h100", "send-recv", 8 * GiB, ranks=2,
-                                          **dated("hf-smol-playbook")),
-    "hfplaybook-h100-ar-8gpu": case("dgx-h100", "all-reduce", 16 * GiB,
+                                          eager_loop=100, **dated("hf-smol-playbook")),
+    "hfplaybook-h100-ar-8gpu": case("dgx-h100", "all-reduce", 16 * GiB, eager_loop=100,
                                     **dated("hf-smol-playbook")),
-    "hfplaybook-h100-alltoall-8gpu": case("dgx-h100", "all-to-all", 16 * GiB,
+    "hfplaybook-h100-alltoall-8gpu": case("dgx-h100", "all-to-all", 16 * GiB, eager_loop=100,
                                           **dated("hf-smol-playbook")),
     # the two latency rows are the playbook's 'Latency Analysis' chart (one node), run 'using
     # recommendations from aws-samples/awsome-distributed-training' (its link:
@@ -70,24 +74,32 @@ CASES = {
     # The recipe's NCCL_TUNER_PLUGIN (aws-ofi-nccl) chooses nothing on one node: on p5 its
     # Region tuner returns for <= 2 nodes (aws/aws-ofi-nccl v1.16.3
     # src/tuner/nccl_ofi_regions.cpp l.1286-1290), so NCCL's own tuner picks
+    # (the sbatch's -n 100, eager: one process a GPU adds the loop's own host time,
+    # fidelity_collectives.eager_loop_excess)
     "hfplaybook-h100-ar-minlat": case("dgx-h100", "all-reduce", 8, metric="time",
-                                      nccl="2.27.7"),
+                                      nccl="2.27.7", eager_loop=100),
     "hfplaybook-h100-alltoall-minlat": case("dgx-h100", "all-to-all", 128, metric="time",
-                                            nccl="2.27.7"),
+                                            nccl="2.27.7", eager_loop=100),
     "cw-nvl72-ar-512m": _nvl72(512 * MiB),
     "cw-nvl72-ar-2g": _nvl72(2 * GiB),
     "cw-nvl72-ar-8g": _nvl72(8 * GiB),
-    # NVIDIA/nccl issue 1455: -b 2G -e 4G -g N on N GPUs of one H100 node (4 GiB taken)
+    # NVIDIA/nccl issue 1455: -b 2G -e 4G -g N on N GPUs of one H100 node (4 GiB taken); no
+    # -n, -G or -z: nccl-tests' default 20 eager iterations that do not block
     "nccl1455-h100-nvls-ar-2gpu": case("dgx-h100", "all-reduce", 4 * GiB, ranks=2, devices_per_process=2,
-                                       algorithm="in-switch", **dated("nccl-issue-1455")),
+                                       algorithm="in-switch", eager_loop=20,
+                                       **dated("nccl-issue-1455")),
     "nccl1455-h100-nvls-ar-5gpu": case("dgx-h100", "all-reduce", 4 * GiB, ranks=5, devices_per_process=5,
-                                       algorithm="in-switch", **dated("nccl-issue-1455")),
+                                       algorithm="in-switch", eager_loop=20,
+                                       **dated("nccl-issue-1455")),
     "nccl1455-h100-nvls-ar-6gpu": case("dgx-h100", "all-reduce", 4 * GiB, ranks=6, devices_per_process=6,
-                                       algorithm="in-switch", **dated("nccl-issue-1455")),
+                                       algorithm="in-switch", eager_loop=20,
+                                       **dated("nccl-issue-1455")),
     "nccl1455-h100-nvls-ar-7gpu": case("dgx-h100", "all-reduce", 4 * GiB, ranks=7, devices_per_process=7,
-                                       algorithm="in-switch", **dated("nccl-issue-1455")),
+                                       algorithm="in-switch", eager_loop=20,
+                                       **dated("nccl-issue-1455")),
     "nccl1455-h100-ring-ar-2gpu": case("dgx-h100", "all-reduce", 4 * GiB, ranks=2, devices_per_process=2,
-                                       algorithm="ring", **dated("nccl-issue-1455")),
+                                       algorithm="ring", eager_loop=20,
+                                       **dated("nccl-issue-1455")),
     "nccl1374-h800-nvls-ar": case("hgx-h800", "all-reduce", 8 * GiB,
                                   **dated("nccl-issue-1374")),
     # 2 HGX H20 servers, one 400G NDR NIC per GPU, NVLS inside each node + tree of NICs
@@ -179,10 +191,11 @@ KNOWN_MISSES = {
         "iteration each rank posts 8 grouped ncclSend/ncclRecv pairs, which NCCL schedules as "
         "one kernel, each round on its own channel (src/enqueue.cc scheduleP2pTasksToPlan), so "
         "the GPU side is one exchange like the check set's 2-rank send/recv (~3 us, matched): "
-        "the model gives 2.9 us (kernel_floor 2.3 us, NVIDIA/nccl issue 1940, + one LL step + "
-        "the bytes; one work batch, so no batch chain) against 7.6 us measured. The host "
-        "issues 16 calls, the group end and one launch per iteration; if that is the 7.6 us "
-        "(host-bound, as the -g N rows), it is ~0.3 us per call beyond the launch: no "
+        "2.9 us here (kernel_floor 2.3 us, NVIDIA/nccl issue 1940, + one LL step + "
+        "the bytes; one work batch, so no batch chain), below the host's 3.0 us launch, so the "
+        "eager loop (-n 100) is host-bound: 3.0 + 2.9 / 100 = 3.03 us against 7.6 us measured "
+        "(session 34). The host issues 16 calls, the group end and one launch per iteration; "
+        "if that is the 7.6 us, it is ~0.3 us per call beyond the launch: no "
         "published per-call figure on a named Hopper/Blackwell host. Sessions 16/28 read the "
         "schedule at 2.28.7 (whose ncclAlltoAll posts the same p2p tasks): 16 B per peer run "
         "LL on one channel per round, the 8 rounds on 8 distinct channels (one batch under "

@@ -79,3 +79,51 @@ def test_a_harness_copy_adds_one_copy_kernel(size):
     with pytest.raises(ValueError, match="time rows"):
         fidelity_collectives.model("dgx-h100", "all-reduce", size, nccl="2.27.6",
                                    copy_before=True)
+
+
+def test_an_eager_loop_with_one_device_a_process_adds_its_host_time():
+    # hfplaybook-h100-alltoall-minlat ran nccl-tests -g 1 -n 100 with no -G or -z: the loop
+    # reports max(c, g) + min(c, g) / n per iteration, host-bound here (g < c), not g alone
+    import fidelity_heldout_collectives
+
+    import analysis
+    import fabric
+    import topologies
+    g = analysis.cost(topologies.build("dgx-h100"), "all-to-all", 128,
+                      runtime="nccl@2.27.7").time
+    c = fabric.runtime("nccl@2.27.7").host_launch
+    assert g < c
+    value, how = fidelity_heldout_collectives.CASES["hfplaybook-h100-alltoall-minlat"](None)
+    assert value == pytest.approx((c + g / 100) * 1e6, rel=1e-12)
+    assert "eager loop -g 1 -n 100" in how
+
+
+@pytest.mark.parametrize("row_id, spec, nccl, devices, algorithm", [
+    ("gb200-tray-ring-1k", "gb200-nvl72", "2.25.1", 4, "ring"),      # -g 4 -n 40, time
+    ("azure-h100-nvls-ar-1k", "dgx-h100", "2.18.5", 8, "in-switch"),  # -g 8 -n 40, busbw
+])
+def test_an_eager_loop_of_one_process_driving_n_devices_is_the_whole_loop(
+        row_id, spec, nccl, devices, algorithm):
+    # cost()'s further-device delay plus the loop's one-device excess is nccl-tests' loop for
+    # h = N c, written out here: max(h, g) + min(h, g) / n, the fill counted once
+    import fidelity_heldout_collectives
+
+    import analysis
+    import fabric
+    import topologies
+    f = topologies.build(spec)
+    g = analysis.cost(f, "all-reduce", 1024, algorithm=algorithm, runtime=f"nccl@{nccl}",
+                      ranks=f.endpoints[:devices])
+    h = devices * fabric.runtime(f"nccl@{nccl}").host_launch
+    t = max(h, g.time) + min(h, g.time) / 40
+    row = dict(fidelity_collectives.CASES, **fidelity_heldout_collectives.CASES)[row_id]
+    value, how = row(None)
+    want = t * 1e6 if row_id.startswith("gb200") else g.busbw * g.time / t / 1e9
+    assert value == pytest.approx(want, rel=1e-12)
+    assert f"eager loop -g {devices} -n 40" in how
+
+
+def test_an_eager_loop_is_not_a_blocking_one():
+    with pytest.raises(ValueError, match="does not block"):
+        fidelity_collectives.model("dgx-h100", "all-reduce", 8, nccl="2.27.7", eager_loop=20,
+                                   blocking=True)
