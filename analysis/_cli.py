@@ -17,6 +17,7 @@ Exit status 0 is success, 1 a command's findings (``cofabric check``).
 """
 
 import argparse
+import errno
 import functools
 import importlib
 import itertools
@@ -209,10 +210,16 @@ def _said(e):
     "'': No such file or directory"
     >>> _said(FileNotFoundError(2, "No such file or directory", "a\\nb.toml"))  # one line
     "'a\\\\nb.toml': No such file or directory"
+    >>> _said(OSError(errno.ENAMETOOLONG, "File name too long", "x" * 5000))  # shortened
+    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (5002 characters): File name too long"
     """
     if isinstance(e, OSError) and e.strerror:
         if e.filename is None:
             return e.strerror
+        if e.errno == errno.ENAMETOOLONG:   # the system refused its length: no need to see it all
+            from fabric._units import show_value
+
+            return f"{show_value(e.filename)}: {e.strerror}"
         name = str(e.filename)
         # an empty name or one with a newline or other control character is quoted: the
         # message stays one line, and says what the name was

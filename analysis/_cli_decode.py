@@ -5,7 +5,7 @@ import dataclasses
 import math
 
 from fabric import EXCHANGE_KERNELS, SpecError, format_size, format_time
-from fabric._units import parse_real
+from fabric._units import parse_real, show_value
 
 from ._cli import real_number, whole_number
 from ._decode import (
@@ -85,7 +85,7 @@ def _overlap_arg(text):
         return parse_real(text, "")
     except SpecError:
         raise argparse.ArgumentTypeError(
-            f"expected a fraction in [0, 1] or {TWO_BATCH!r}, got {text!r}") from None
+            f"expected a fraction in [0, 1] or {TWO_BATCH!r}, got {show_value(text)}") from None
 
 
 def _release_arg(text):

@@ -41,7 +41,7 @@ Examples
 import math
 
 from fabric import SpecError
-from fabric._units import check_count, check_number, text_of
+from fabric._units import check_count, check_number, show_value, text_of
 
 __all__ = [
     "OPERATIONS",
@@ -97,7 +97,7 @@ def normalize_op(op):
     key = _key(op, "op")
     key = _OP_ALIASES.get(key.replace("-", ""), key)
     if key not in OPERATIONS:
-        raise SpecError(f"unknown collective operation op={op!r}; known: "
+        raise SpecError(f"unknown collective operation op={show_value(op)}; known: "
                         + ", ".join(OPERATIONS))
     return key
 

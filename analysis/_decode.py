@@ -156,7 +156,6 @@ from fabric._units import (
     flag_of,
     is_finite,
     is_numeral,
-    items_of,
     kind_of,
     show_value,
 )
@@ -1168,8 +1167,6 @@ def expected_max_active(active, owner, chips):
     # active silently cut to owner's length, active=2 answered nan); the step's own arrays go
     # straight to _busiest_active
     chips = check_count(chips, "chips", 1)
-    if items_of(active) == [] and items_of(owner) == []:
-        return 0.0          # no experts ([] reads as a float array)
     owner = whole_numbers(owner, "owner", f"integers in 0..{chips - 1} (chips)", high=chips,
                           exc=SpecError)
     a = real_array(active, "active", "active must be probabilities (numbers)")
@@ -1303,7 +1300,7 @@ def parse_layout(layout, n_chips):
             key, sep, val = part.partition("=")
             key = key.strip()
             if not sep or key not in keys or not is_numeral(val.strip()) or val.strip().startswith("-"):
-                raise SpecError(f"layout: cannot read {part!r}; expected tp=N, dp=N, ep=N or "
+                raise SpecError(f"layout: cannot read {show_value(part)}; expected tp=N, dp=N, ep=N or "
                                 f"etp=N, comma separated")
             if key in values:
                 raise SpecError(f"layout: {key} is given twice in {layout!r}")

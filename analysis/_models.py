@@ -124,7 +124,15 @@ from dataclasses import dataclass
 
 from fabric import MATH_FORMATS, Parameter, SpecError
 from fabric._system import read_text, read_toml
-from fabric._units import check_count, check_number, error_for, flag_of, is_finite, text_of
+from fabric._units import (
+    check_count,
+    check_number,
+    error_for,
+    flag_of,
+    is_finite,
+    show_value,
+    text_of,
+)
 
 __all__ = ["GQA", "INDEX_KEY_BYTES", "MLA", "MODELS", "UNQUANTIZED_PARTS", "WEIGHT_FORMATS",
            "MoEModel", "WeightFormat", "load_model_toml", "model_config"]
@@ -1090,7 +1098,7 @@ def model_config(name):
         return MODELS[name]
     if isinstance(name, os.PathLike) or (isinstance(name, str) and name.endswith(".toml")):
         return load_model_toml(name)
-    raise SpecError(f"unknown model {name!r}; known: " + ", ".join(sorted(MODELS))
+    raise SpecError(f"unknown model {show_value(name)}; known: " + ", ".join(sorted(MODELS))
                     + " (or a path to a .toml file)")
 
 

@@ -64,7 +64,7 @@ import numpy as np
 from fabric import Grid, NodeError, SpecError
 from fabric._arrays import check_length, traffic_values
 from fabric._failures import require_joined
-from fabric._units import check_count, sequence_of
+from fabric._units import check_count, sequence_of, show_value
 
 from ._closed_form import normalize_algorithm, normalize_op
 
@@ -855,7 +855,7 @@ def schedule(op, algorithm, p, *, fabric=None, nodes=None, traffic=None):
         if algorithm in every:
             raise NotApplicableError(f"{algorithm} is not an algorithm for {op}; for {op} use "
                                      + ", ".join(known))
-        raise SpecError(f"unknown algorithm {algorithm!r}; for {op} use auto, "
+        raise SpecError(f"unknown algorithm {show_value(algorithm)}; for {op} use auto, "
                         + ", ".join(known))
     M = _traffic(traffic, p) if op == "all-to-allv" else None
     if p == 1:

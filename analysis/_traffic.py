@@ -41,6 +41,7 @@ from fabric._units import (
     check_number,
     is_bool,
     is_real,
+    show_value,
     text_of,
 )
 
@@ -216,7 +217,7 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
     fabric.SpecError: unknown traffic 'tornado'; known: all-to-all, permutation, shift, hotspot, moe
     """
     if name not in TRAFFIC:
-        raise SpecError(f"unknown traffic {name!r}; known: {', '.join(TRAFFIC)}")
+        raise SpecError(f"unknown traffic {show_value(name)}; known: {', '.join(TRAFFIC)}")
     n = _count(fabric_or_n)
     nbytes = _positive(nbytes, "nbytes")
     if nbytes > _MAX_BYTES:

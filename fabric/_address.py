@@ -176,7 +176,9 @@ def whole_numbers(values, what, rule="integers >= 0", *, high=None, exc=AddressM
     "an integer in ..."); an array's dtype must be an integer one. STYLE's rule: a value or
     array of another kind (a float, a string, a bool, None; a float or bool array) is a
     TypeError, an integer out of range an ``exc``; the message names ``what``, the value (an
-    array: its dtype, or its first value out of range) and the rule.
+    array: its dtype, or its first value out of range) and the rule. An empty sequence holds
+    no value of a wrong kind: ``[]`` (which numpy reads as float64) is an empty int64 array,
+    as :func:`as_address_array` takes it (fabric._errors, session 34).
 
     >>> whole_numbers(np.array([0, 5]), "interleave position", "integers in 0..7", high=8)
     array([0, 5])
@@ -194,14 +196,15 @@ def whole_numbers(values, what, rule="integers >= 0", *, high=None, exc=AddressM
         return check_count(values, what, 0, rule.replace("integers", "an integer"), below=high,
                            error=exc)
     a = number_array(values, what)
+    if a.size == 0:
+        return a.astype(np.int64)
     if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
         raise TypeError(f"{what} must be {rule}, got an array of dtype {a.dtype}")
-    if a.size:
-        lo, hi = a.min(), a.max()
-        if lo < 0:
-            raise exc(f"{what} must be {rule}, got {what}={int(lo)}")
-        if high is not None and hi >= high:
-            raise exc(f"{what} must be {rule}, got {what}={int(hi)}")
+    lo, hi = a.min(), a.max()
+    if lo < 0:
+        raise exc(f"{what} must be {rule}, got {what}={int(lo)}")
+    if high is not None and hi >= high:
+        raise exc(f"{what} must be {rule}, got {what}={int(hi)}")
     return a.astype(np.int64, copy=False)
 
 

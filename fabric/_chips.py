@@ -102,7 +102,7 @@ from dataclasses import dataclass
 
 from ._errors import SpecError
 from ._params import Parameter
-from ._units import GB, TB, GiB, check_count, error_for, is_finite, items_of, text_of
+from ._units import GB, TB, GiB, check_count, error_for, is_finite, items_of, show_value, text_of
 
 __all__ = ["CHIPS", "GENERATIONS", "MATH_FORMATS", "ChipSpec", "chip_spec"]
 
@@ -377,4 +377,4 @@ def chip_spec(name):
     try:
         return CHIPS[name]
     except (KeyError, TypeError):
-        raise SpecError(f"unknown chip {name!r}; known: " + ", ".join(sorted(CHIPS))) from None
+        raise SpecError(f"unknown chip {show_value(name)}; known: " + ", ".join(sorted(CHIPS))) from None

@@ -35,6 +35,18 @@ Decided, and kept (session 33):
   such as a total over p ranks need not be whole; below one byte is refused); TEXT such as
   ``"1.5"`` or ``"1.3B"`` must be whole bytes (``parse_size``: a written size is exact).
 - ``kernel_floors`` that is no mapping is a TypeError (was a SpecError).
+
+Decided (session 34):
+
+- An empty sequence holds no value of a wrong kind: ``[]`` or ``()`` where integers go (ranks,
+  offsets, interleave positions, experts' owners) is no item, an empty answer, as an empty
+  array of any dtype already was for ``lookup_many``. numpy reads ``[]`` as float64, which
+  ``fabric._address.whole_numbers`` refused as a TypeError (``interleave_target([], 2, 256)``,
+  ``mem.addresses([], [])``) while ``expected_max_active([], [], 4)`` special-cased it to 0.0:
+  one rule now, in ``whole_numbers`` (a non-empty float array is still a TypeError).
+- A refused value is quoted through ``fabric._units.show_value``, the one abbreviation: whole
+  when short (its ``repr``), its head and its length past 80 characters. A 5000-character spec,
+  node name or choice was echoed in full (5-10 KB error lines, a spec quoted twice).
 """
 
 __all__ = [

@@ -226,6 +226,7 @@ from ._units import (
     is_real,
     items_of,
     sequence_of,
+    show_value,
     text_of,
 )
 
@@ -3596,5 +3597,5 @@ def exchange_kernel(name):
     try:
         return EXCHANGE_KERNELS[name]
     except (KeyError, TypeError):
-        raise SpecError(f"unknown MoE exchange kernel {name!r}; known: "
+        raise SpecError(f"unknown MoE exchange kernel {show_value(name)}; known: "
                         + ", ".join(sorted(EXCHANGE_KERNELS))) from None

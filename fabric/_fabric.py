@@ -444,11 +444,11 @@ class Fabric:
             elif x in self.failures.nodes:
                 raise NodeError(f"{self.name}: {x} has failed")
             elif x in self.domains:         # route, latency, cost --ranks, --fail-chip
-                raise NodeError(f"{self.name}: {x!r} is a host domain, not a node (the model "
+                raise NodeError(f"{self.name}: {show_value(x)} is a host domain, not a node (the model "
                                 f"has no host nodes): name its chips "
                                 f"({name_list(self.domains[x])})")
             else:
-                raise NodeError(f"{self.name}: no node called {x!r}")
+                raise NodeError(f"{self.name}: no node called {show_value(x)}")
         if is_int(x):
             x = int(x)
             node = self._node_of_rank.get(x)
@@ -465,8 +465,8 @@ class Fabric:
         except TypeError:
             dead = False
         if dead:
-            raise NodeError(f"{self.name}: {x!r} has failed")
-        raise NodeError(f"{self.name}: no node called {x!r}")
+            raise NodeError(f"{self.name}: {show_value(x)} has failed")
+        raise NodeError(f"{self.name}: no node called {show_value(x)}")
 
     # -- routing (fabric/_routing.py, fabric/_failures.py) -----------------------------
 

@@ -66,7 +66,7 @@ import types
 import networkx as nx
 
 from ._errors import AddressMapError, NodeError, RoutingError
-from ._units import is_int, name_list, sequence_of
+from ._units import is_int, name_list, sequence_of, show_value
 
 __all__ = ["Failures", "without"]
 
@@ -249,23 +249,23 @@ def _link_pair(fabric, item, what="link"):
             parts = item.split("-")
         if len(parts) != 2:
             raise NodeError(f"{fabric.name}: a failed {what} is written 'u-v' or 'u~v', got "
-                            f"{item!r}")
+                            f"{show_value(item)}")
         item = tuple(p.strip() for p in parts)
     try:
         u, v = item
     except (TypeError, ValueError):
         raise NodeError(f"{fabric.name}: a failed {what} is a pair of nodes, got "
-                        f"{item!r}") from None
+                        f"{show_value(item)}") from None
     label = "a lane of link" if what == "lane" else "link"
     for x in (u, v):
         gone = _failed_before(fabric, x)
         if gone is not None:
-            raise NodeError(f"{fabric.name}: cannot fail {label} {item!r}: {gone} has "
+            raise NodeError(f"{fabric.name}: cannot fail {label} {show_value(item)}: {gone} has "
                             f"already failed")
     try:
         a, b = fabric.node(u), fabric.node(v)
     except NodeError as e:
-        raise NodeError(f"cannot fail {label} {item!r}: {e}") from None
+        raise NodeError(f"cannot fail {label} {show_value(item)}: {e}") from None
     if not fabric.graph.has_edge(a, b):
         if {a, b} in [set(e) for e in fabric.failures.links]:
             raise NodeError(f"{fabric.name}: cannot fail {label} {(a, b)!r}: it has already "
@@ -378,7 +378,7 @@ def without(fabric, links=(), chips=(), lanes=()):
         try:
             n = fabric.node(x)
         except NodeError as e:
-            raise NodeError(f"cannot fail {x!r}: {e}") from None
+            raise NodeError(f"cannot fail {show_value(x)}: {e}") from None
         if n in dead_nodes:             # named twice (name and rank): a mistake
             raise NodeError(f"{fabric.name}: cannot fail {n}: it has already failed "
                             f"(named twice)")

@@ -1382,7 +1382,7 @@ def _parse_date(text):
     try:
         return datetime.date.fromisoformat(text.strip())
     except ValueError:
-        raise SpecError(f"date {text!r} is not an ISO date such as 2024-05-10") from None
+        raise SpecError(f"date {show_value(text)} is not an ISO date such as 2024-05-10") from None
 
 
 def nccl_release_dates():
@@ -1461,7 +1461,7 @@ def _parse_version_text(text):
     # as NCCL writes a release: ASCII digits without leading zeros ('02.30.7', '2.+30.7',
     # '2.3_0.7' and other digits int() reads would name 2.30.7 by another string)
     if not _VERSION_RE.fullmatch(text.strip()):
-        raise SpecError(f"NCCL version {text!r} is not of the form 2.21.5")
+        raise SpecError(f"NCCL version {show_value(text)} is not of the form 2.21.5")
     nums = tuple(int(x) for x in text.strip().split("."))
     return nums + (0,) * (3 - len(nums))
 
@@ -1649,10 +1649,10 @@ def runtime(name, version=None, date=None):
         version = at
     if version is not None:
         if key != "nccl":
-            raise SpecError(f"only the nccl runtime takes a version, not {name!r}")
+            raise SpecError(f"only the nccl runtime takes a version, not {show_value(name)}")
         return _nccl_version(version)
     try:
         return RUNTIMES[key]
     except (KeyError, TypeError):
-        raise SpecError(f"unknown runtime {name!r}; known: "
+        raise SpecError(f"unknown runtime {show_value(name)}; known: "
                          + ", ".join(sorted(RUNTIMES)) + " (nccl also as nccl@<version>)") from None

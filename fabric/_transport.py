@@ -45,7 +45,7 @@ import numpy as np
 from ._errors import RoutingError, SpecError
 from ._params import Parameter
 from ._tech import TECHNOLOGIES
-from ._units import check_count, error_for, flag_of, is_finite, text_of
+from ._units import check_count, error_for, flag_of, is_finite, show_value, text_of
 
 __all__ = ["NATIVE", "TRANSPORTS", "Transport", "loadstore_domains", "loadstore_reaches", "reach",
            "sends_messages", "transport", "transports_for"]
@@ -225,7 +225,7 @@ def transport(name):
     try:
         return TRANSPORTS[name]
     except (KeyError, TypeError):
-        raise SpecError(f"unknown transport {name!r}; known: "
+        raise SpecError(f"unknown transport {show_value(name)}; known: "
                          + ", ".join(sorted(TRANSPORTS))) from None
 
 

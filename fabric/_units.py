@@ -139,14 +139,14 @@ def _byte_multiplier(unit, what, text):
         return 1, 8
     bits = unit.endswith("b")
     if not unit.endswith(("B", "b")):
-        raise SpecError(f"cannot read {what} {text!r}: unknown unit {unit!r}")
+        raise SpecError(f"cannot read {what} {show_value(text)}: unknown unit {show_value(unit)}")
     prefix = unit[:-1]
     if prefix in _BINARY:
         mult = _BINARY[prefix]
     elif prefix in _DECIMAL:
         mult = _DECIMAL[prefix]
     else:
-        raise SpecError(f"cannot read {what} {text!r}: unknown prefix {prefix!r}")
+        raise SpecError(f"cannot read {what} {show_value(text)}: unknown prefix {show_value(prefix)}")
     return mult, (1 if bits else 8)
 
 

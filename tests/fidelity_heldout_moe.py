@@ -621,8 +621,12 @@ _PPLX_IBGDA = (
     "dispatch, +9.8 us combine at EP16); the same README table's Torch AtA rows put 37.7-45.7 "
     "GB/s a GPU across these nodes (one 400G NIC a GPU), and at EP32-128 both phases sit at "
     "~2x the model's network time (~23.5 GB/s of remote bytes a GPU) where the same runs' "
-    "IBGDA NVSHMEM AtA (1.9-15 MB puts) reached 30.6-36.7: a per-message cost of these "
-    "7.4-14 KB put-with-signals with no sourced figure")
+    "IBGDA NVSHMEM AtA (NVSHMEM 3.2.5's one-block kernel: one 1.9-7.6 MB put per peer) "
+    "reached 30.6-39.5 (session 34: its EP16 figure is that block's NVLink copies, not the "
+    "network); DeepEP low-latency, the same bytes and messages with one atomic per local "
+    "expert's queue pair, is within 9-21% of the model on Perplexity's ConnectX-7 table: a "
+    "per-message cost of pplx's 7.4-14 KB put-with-signals (or its cluster) with no sourced "
+    "figure")
 _NCCLEP = (
     "NVIDIA NCCL EP low-latency (DeepEP-derived kernel, contrib/nccl_ep 36191590) over NVLink on "
     "one H100 node, BF16 both ways: the model (ncclep-low-latency: NCCL's 20.6 GB/s per NVLink4 "

@@ -7,7 +7,7 @@ import numpy as np
 
 from fabric import Fabric, SpecError, chip_spec, link_tech
 from fabric._schema import MAX_LINKS
-from fabric._units import check_count, is_numeral, items_of
+from fabric._units import check_count, is_numeral, items_of, show_value
 
 # A size beyond which a build is refused as not sane for an analytical model on one machine;
 # links are lanes (a bundle of k lanes is k links, as metrics counts them), the graph
@@ -22,7 +22,7 @@ def positive_int(value, name, minimum=1, rule=None):
     if isinstance(value, str):
         if not is_numeral(value.strip()):
             raise SpecError(f"{name} must be {rule or f'an integer >= {minimum}'}, got "
-                            f"{name}={value!r}")
+                            f"{name}={show_value(value)}")
         value = int(value)
     return check_count(value, name, minimum, rule)
 
@@ -36,7 +36,7 @@ def per_dim(value, ndim, name, check):
         return (check(value, name),) * ndim
     if len(values) != ndim:
         raise SpecError(f"{name} needs 1 or {ndim} values (one per dimension), "
-                        f"got {len(values)}: {values!r}")
+                        f"got {len(values)}: {show_value(values)}")
     return tuple(check(v, f"{name}[{i}]") for i, v in enumerate(values))
 
 

@@ -38,7 +38,7 @@ fabric.SpecError: 'fattree:k=7': fat-tree k must be even and >= 2, got k=7
 """
 
 from fabric import Fabric, SpecError
-from fabric._units import is_numeral, text_of
+from fabric._units import is_numeral, show_value, text_of
 
 from ._clos import fat_tree, leaf_spine, rail_optimized
 from ._hypermesh import hypermesh, mesh, torus
@@ -51,13 +51,13 @@ __all__ = ["FAMILIES", "build", "parse_spec"]
 def _shape(text):
     parts = [p.strip() for p in text.split("x")]
     if not all(is_numeral(p) for p in parts):
-        raise SpecError(f"shape must look like 4x4x8, got {text!r}")
+        raise SpecError(f"shape must look like 4x4x8, got {show_value(text)}")
     return tuple(int(p) for p in parts)
 
 
 def _int(text, key):
     if not is_numeral(text.strip()):
-        raise SpecError(f"{key} must be an integer, got {key}={text!r}")
+        raise SpecError(f"{key} must be an integer, got {key}={show_value(text)}")
     return int(text)
 
 
@@ -77,7 +77,7 @@ def _bool(text, key):
         return True
     if v in ("0", "false", "no", "off"):
         return False
-    raise SpecError(f"{key} must be a yes/no flag (1/0, true/false), got {key}={text!r}")
+    raise SpecError(f"{key} must be a yes/no flag (1/0, true/false), got {key}={show_value(text)}")
 
 
 # family -> (builder, positional key, {option: (builder keyword, converter)})
@@ -132,7 +132,7 @@ def parse_spec(spec):
             hint = ("; a system file (.toml) is not a spec: it is read by "
                     "topologies.load_system, and in the CLI by check, translate, route and "
                     "latency")
-        raise SpecError(f"unknown topology family or preset {family!r}{hint}; known: "
+        raise SpecError(f"unknown topology family or preset {show_value(family)}{hint}; known: "
                         + ", ".join(known))
     _, positional, options = FAMILIES[family]
     kwargs = {}
@@ -141,16 +141,16 @@ def parse_spec(spec):
         key, eq, value = item.partition("=")
         if not eq:
             if n != 0:
-                raise SpecError(f"option {item!r} needs key=value (only the first item "
+                raise SpecError(f"option {show_value(item)} needs key=value (only the first item "
                                 "may be positional)")
             key, value = positional, item
         key = key.strip()
         if key not in options:
-            raise SpecError(f"unknown option {key!r} for {family}; options: "
+            raise SpecError(f"unknown option {show_value(key)} for {family}; options: "
                             + ", ".join(options))
         name, convert = options[key]
         if name in kwargs:
-            raise SpecError(f"option {key!r} is given twice")
+            raise SpecError(f"option {show_value(key)} is given twice")
         kwargs[name] = convert(value.strip(), key)
     if options[positional][0] not in kwargs:
         raise SpecError(f"{family} needs {positional} (e.g. {_EXAMPLES[family]})")
@@ -188,11 +188,11 @@ def build(spec):
     try:
         family, kwargs = parse_spec(spec)
     except SpecError as e:
-        raise SpecError(f"{spec!r}: {e}") from None
+        raise SpecError(f"{show_value(spec)}: {e}") from None
     try:
         return FAMILIES[family][0](name=spec.strip(), **kwargs)
     except SpecError as e:
-        raise SpecError(f"{spec!r}: {_as_spec_option(family, str(e))}") from None
+        raise SpecError(f"{show_value(spec)}: {_as_spec_option(family, str(e))}") from None
 
 
 def _as_spec_option(family, message):
@@ -219,13 +219,13 @@ def _preset_with_chip(spec):
     preset, _, rest = spec.strip().partition(":")
     key, eq, value = rest.partition("=")
     if not eq or key.strip() != "chip" or "," in value:
-        raise SpecError(f"{spec!r}: a preset takes one option, chip=<name> (e.g. "
+        raise SpecError(f"{show_value(spec)}: a preset takes one option, chip=<name> (e.g. "
                         "sd200-ultra:chip=h100)")
     f = PRESETS[preset.strip().lower()]()
     try:
         chip = chip_spec(value.strip())
     except SpecError as e:
-        raise SpecError(f"{spec!r}: {e}") from None
+        raise SpecError(f"{show_value(spec)}: {e}") from None
     old = set(f.chip.parameters()) if f.chip is not None else set()
     kept = tuple(p for p in f.assumptions if p not in old)
     return f.replace(chip=chip, name=spec.strip(), assumptions=kept + tuple(chip.parameters()))
