@@ -552,8 +552,9 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
         owner's memory through one window.
     RoutingError
         If no path joins requester and target, or load/store cannot reach it, or the
-        owner has failed; in an interleave set, if any member has failed (the set is gone
-        as a whole, a live member's granules too: :func:`whole_set`).
+        owner has failed (the message ends with the address); in an interleave set, if any
+        member has failed (the set is gone as a whole, a live member's granules too:
+        :func:`whole_set`).
 
     Examples
     --------
@@ -570,11 +571,14 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
     t = permit(fabric, a, address, op)
     _span(fabric, a, t, size, op)
     whole_set(fabric, fabric.address_map.region(t.region), t.global_address)
-    target = target_node(fabric, t.owner, a)
-    dram = (t.owner in fabric.domains and t.owner not in fabric.graph
-            and fabric.address_map.region(t.region).kind == "dram")
-    return _access_to(fabric, a, target, op=op, size=size, transport=transport,
-                      address=t.global_address, host_dram=dram)
+    try:
+        target = target_node(fabric, t.owner, a)
+        dram = (t.owner in fabric.domains and t.owner not in fabric.graph
+                and fabric.address_map.region(t.region).kind == "dram")
+        return _access_to(fabric, a, target, op=op, size=size, transport=transport,
+                          address=t.global_address, host_dram=dram)
+    except RoutingError as e:   # no path, or the owner failed: say which address was asked
+        raise RoutingError(f"{e} (address {format_address(t.global_address)})") from None
 
 
 def access_to(fabric, src, target, op="load", size=64, transport="loadstore"):

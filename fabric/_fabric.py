@@ -433,13 +433,15 @@ class Fabric:
         if isinstance(x, str) and x in self.graph:
             return x
         if isinstance(x, str):
+            # a failed node's name is read as that name, as it was while the node lived: a
+            # chip named "2" (rank 1) that failed is not rank 2's chip
+            if x in failed:
+                raise NodeError(f"{self.name}: {x} (rank {failed[x]}) has failed")
+            if x in self.failures.nodes:
+                raise NodeError(f"{self.name}: {x} has failed")
             text = x.removeprefix("rank:")
             if is_numeral(text) and not text.startswith("-"):
                 x = int(text)
-            elif x in failed:
-                raise NodeError(f"{self.name}: {x} (rank {failed[x]}) has failed")
-            elif x in self.failures.nodes:
-                raise NodeError(f"{self.name}: {x} has failed")
             elif x in self.domains:         # route, latency, cost --ranks, --fail-chip
                 raise NodeError(f"{self.name}: {show_value(x)} is a host domain, not a node (the model "
                                 f"has no host nodes): name its chips "
