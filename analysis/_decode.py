@@ -1103,7 +1103,8 @@ def expert_activation(experts, k, tokens, skew=0.0):
         raise error_for(skew, f"skew must be a finite number >= 0, got skew={show_value(skew)}")
     experts = check_count(experts, "experts", 1, "an integer >= 1 (routed experts)")
     if check_count(k, "k", 0, f"an integer between 0 and experts ({experts})") > experts:
-        raise SpecError(f"k must be an integer between 0 and experts ({experts}), got k={k!r}")
+        raise SpecError(f"k must be an integer between 0 and experts ({experts}), got "
+                        f"k={show_value(k)}")
     if not (is_finite(tokens) and tokens >= 0):
         # a negative count would make an expert more than certainly active
         raise error_for(tokens, f"tokens must be a finite number >= 0 (tokens routed), got "
@@ -1353,7 +1354,7 @@ def _check_tp(tp, chips):
     rule = (f"an integer >= 1 dividing the instance's {chips} chips (its tensor-parallel group "
             "size)")
     if chips % check_count(tp, "tp", 1, rule):
-        raise SpecError(f"tp must be {rule}, got tp={tp!r}")
+        raise SpecError(f"tp must be {rule}, got tp={show_value(tp)}")
     return int(tp)
 
 

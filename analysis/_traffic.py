@@ -39,6 +39,7 @@ from fabric._units import (
     check_count,
     check_fraction,
     check_number,
+    error_for,
     is_bool,
     is_real,
     show_value,
@@ -161,8 +162,8 @@ def _positive(x, name):
         v = float(x) if is_real(x) else math.nan
     except OverflowError:
         v = math.inf
-    if not math.isfinite(v) or v <= 0:
-        raise SpecError(f"{name} must be a finite number > 0, got {show_value(x)}")
+    if not math.isfinite(v) or v <= 0:      # a wrong kind (a bool, text) a TypeError
+        raise error_for(x, f"{name} must be a finite number > 0, got {show_value(x)}")
     return v
 
 
@@ -216,7 +217,7 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
     ...
     fabric.SpecError: unknown traffic 'tornado'; known: all-to-all, permutation, shift, hotspot, moe
     """
-    if name not in TRAFFIC:
+    if text_of(name, "traffic name") not in TRAFFIC:     # a kind first (TypeError), then the set
         raise SpecError(f"unknown traffic {show_value(name)}; known: {', '.join(TRAFFIC)}")
     n = _count(fabric_or_n)
     nbytes = _positive(nbytes, "nbytes")
