@@ -213,3 +213,17 @@ def test_no_builder_preset_or_system_file_names_a_node_by_another_rank():
                                                  "tests/data/addr_clean.toml")]
     for f in fabrics:
         validate_graph(f.graph, f.endpoints)
+
+
+def test_a_route_the_policy_lacks_is_not_called_no_path():
+    # chip0's only NIC link failed: the graph still joins chip0 and chip4 (through chip1's
+    # NIC), but GPUs do not forward; the message said "the failures leave no path"
+    import networkx as nx
+
+    from fabric import RoutingError
+
+    g = topologies.build("rail:servers=2,gpus=4").without(links=["nic0-rail0"])
+    assert nx.has_path(g.graph, "chip0", "chip4")
+    with pytest.raises(RoutingError, match=r"; the failures leave the routing policy no path "
+                                           r"between them: link nic0-rail0 failed$"):
+        g.route("chip0", "chip4")
