@@ -459,7 +459,8 @@ class Fabric:
             for chip, r in failed.items():
                 if r == x:
                     raise NodeError(f"{self.name}: rank {x} ({chip}) has failed")
-            raise NodeError(f"{self.name}: rank {x} is out of range 0..{self.n_ranks - 1}")
+            raise NodeError(f"{self.name}: rank {show_value(x)} is out of range "
+                            f"0..{self.n_ranks - 1}")
         try:
             if x in self.graph:
                 return x

@@ -227,3 +227,15 @@ def test_a_route_the_policy_lacks_is_not_called_no_path():
     with pytest.raises(RoutingError, match=r"; the failures leave the routing policy no path "
                                            r"between them: link nic0-rail0 failed$"):
         g.route("chip0", "chip4")
+
+
+def test_a_rank_of_5000_digits_is_refused_in_one_short_line():
+    # reader's find (board 15:27): str() of the rank raised Python's 4300-digit ValueError
+    from fabric import NodeError
+
+    f = topologies.build("torus:2x2")
+    for call in (lambda: f.node(10**5000), lambda: f.without(chips=[10**5000])):
+        with pytest.raises(NodeError, match=r"rank 1000000000.*\(5001 digits\) is out of range") \
+                as e:
+            call()
+        assert len(str(e.value)) < 200
