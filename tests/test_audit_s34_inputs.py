@@ -184,7 +184,7 @@ def test_a_graph_whose_int_names_are_other_ranks_is_refused_naming_the_fix():
     # failed chip 1 (no int could name the hub)
     import networkx as nx
 
-    from fabric import Fabric, GraphError
+    from fabric import Fabric, GraphError, NodeError
 
     G = nx.star_graph(4)
     nx.set_node_attributes(G, "chip", "kind")
@@ -198,7 +198,11 @@ def test_a_graph_whose_int_names_are_other_ranks_is_refused_naming_the_fix():
         Fabric.from_graph(G)
     # ints equal to their ranks stay (every node a chip, in order), and one past the ranks
     H = nx.relabel_nodes(G, {0: 4, 1: 0, 2: 1, 3: 2, 4: 3})
-    assert Fabric.from_graph(H).node(2) == 2
+    f = Fabric.from_graph(H)
+    assert f.node(2) == 2
+    with pytest.raises(NodeError, match=r"rank 4 is out of range 0..3 \(an int is read as a "
+                                        r"rank, so it does not name node 4: relabel"):
+        f.node(4)                                       # the hub: no int names it
 
 
 def test_no_builder_preset_or_system_file_names_a_node_by_another_rank():
