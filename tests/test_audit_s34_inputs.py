@@ -243,3 +243,21 @@ def test_a_rank_of_5000_digits_is_refused_in_one_short_line():
                 as e:
             call()
         assert len(str(e.value)) < 200
+
+
+WINDOW = '[system]\ntopology = "torus:2x2,chip=h100"\n[[windows]]\nhost = "{H}"\nname = "{N}"\n' \
+    'local_base = "0x1000_0000_0000"\ntarget = "{T}"\n'
+
+
+@pytest.mark.parametrize("table", [
+    '[system]\ntopology = "{L}"\n',
+    WINDOW.replace("{H}", "host0").replace("{N}", "{L}").replace("{T}", "nope"),
+    WINDOW.replace("{H}", "{L}").replace("{N}", "w").replace("{T}", "chip1"),
+], ids=["topology", "window", "host"])
+def test_a_system_files_long_name_is_quoted_shortened(tmp_path, table):
+    # a 5000-character topology, window or host name: a 5 KB error or finding line
+    p = tmp_path / "s.toml"
+    p.write_text(table.replace("{L}", LONG))
+    rc, out, err = run_cli(["check", str(p)])
+    assert rc in (1, 2) and max(len(x) for x in (out + err).splitlines()) < 600
+    assert "(5000 characters)" in out + err or "(5002 characters)" in out + err
