@@ -68,7 +68,14 @@ from ._params import Parameter
 from ._schema import MAX_BYTES
 from ._transport import NATIVE, transports_for
 from ._transport import transport as _transport
-from ._units import check_count, format_address, format_size, name_list, sequence_of
+from ._units import (
+    check_count,
+    format_address,
+    format_size,
+    name_list,
+    sequence_of,
+    show_value,
+)
 
 __all__ = ["HOST_MEMORY_LOAD", "OPS", "Access", "LatencyStats", "access", "access_latencies",
            "access_to", "host_link", "latency_stats"]
@@ -225,7 +232,7 @@ def _check_op(op, size):
     size = check_count(size, "size", 1, "a positive int of bytes")
     if size > MAX_BYTES:
         # the batched paths hold sizes in int64, and the timing divides them as floats
-        raise SpecError(f"size must be at most 2**63 - 1 bytes (an int64), got {size!r:.60}")
+        raise SpecError(f"size must be at most 2**63 - 1 bytes (an int64), got {show_value(size)}")
     return size             # check_count's int: a numpy integer's payload + headers wrapped
 
 

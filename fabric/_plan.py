@@ -91,7 +91,7 @@ from ._address import (
 from ._domains import DomainLimits
 from ._errors import AddressMapError
 from ._symmetric import HEAP_ALIGNMENT
-from ._units import format_size, is_bool, name_list, sequence_of, show_value
+from ._units import format_size, is_bool, kind_error, name_list, sequence_of, show_value
 
 __all__ = ["LAYOUTS", "AddressPlan", "layout_regions"]
 
@@ -193,8 +193,8 @@ class AddressPlan:
             except TypeError:
                 pairs = None
             if pairs is None or any(len(x) != 2 for x in pairs):
-                raise TypeError("AddressPlan domains must be a mapping (or pairs) of host "
-                                f"domain name -> its chips, got {self.domains!r}")
+                raise kind_error(self.domains, "AddressPlan domains", "a mapping (or pairs) of "
+                                 "host domain name -> its chips")
             object.__setattr__(self, "domains", tuple(
                 (_names_of((h,), "domains")[0], _names_of(cs, f"domains[{h!r}]"))
                 for h, cs in pairs))
@@ -228,8 +228,7 @@ def _names_of(names, what):
         for n in out:
             hash(n)
     except TypeError:
-        raise TypeError(f"AddressPlan {what} must be a sequence of node names, got "
-                        f"{show_value(names)}") from None
+        raise kind_error(names, f"AddressPlan {what}", "a sequence of node names") from None
     return out
 
 

@@ -41,7 +41,7 @@ Edge attributes
 
 
 from ._errors import GraphError
-from ._units import is_finite, is_int, is_real
+from ._units import is_finite, is_int, is_real, kind_error
 
 __all__ = ["CARRIES", "MAX_BANDWIDTH", "MAX_BYTES", "MAX_LATENCY", "MAX_LINKS", "MIN_BANDWIDTH", "NODE_KINDS",
            "validate_graph"]
@@ -152,7 +152,7 @@ def validate_graph(G, endpoints=None):
     import networkx as nx
 
     if not isinstance(G, nx.Graph):
-        raise TypeError(f"a fabric graph must be a networkx.Graph, got {type(G).__name__}")
+        raise kind_error(G, "a fabric graph", "a networkx.Graph")
     if G.is_directed() or G.is_multigraph():
         raise GraphError("a fabric graph must be an undirected nx.Graph (no DiGraph or "
                          "MultiGraph): bundle parallel links into one edge with 'lanes'")
