@@ -456,7 +456,12 @@ class Fabric:
             for chip, r in failed.items():
                 if r == x:
                     raise NodeError(f"{self.name}: rank {x} ({chip}) has failed")
-            raise NodeError(f"{self.name}: rank {x} is out of range 0..{self.n_ranks - 1}")
+            # a node named by this int past the ranks (from_graph keeps it) is not reached by
+            # it: an int is a rank (fabric._errors); say so rather than only "out of range"
+            named = (f" (an int is read as a rank, so it does not name node {x}: relabel the "
+                     "graph's nodes with strings)" if x in self.graph else "")
+            raise NodeError(f"{self.name}: rank {show_value(x)} is out of range "
+                            f"0..{self.n_ranks - 1}{named}")
         try:
             if x in self.graph:
                 return x

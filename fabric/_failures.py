@@ -135,7 +135,7 @@ class Failures:
         >>> Failures(cut_off={"chip0": ["link chip0-sw0"]}).explain("chip1", "chip0")
         '; chip0 is cut off from every other chip: link chip0-sw0 failed'
         >>> Failures(links=[("chip8", "nic8")]).explain("chip7", "chip8")
-        '; the failures leave no path between them: link chip8-nic8 failed'
+        '; the failures leave the routing policy no path between them: link chip8-nic8 failed'
         >>> Failures(nodes=["chip2"], islands=[(["chip0", "chip1"], ["node chip2"])]).explain(
         ...     "chip5", "chip1")
         '; chip0 and chip1 are cut off from the other live chips (an island of 2): node chip2 failed'
@@ -156,7 +156,10 @@ class Failures:
                            f"chips (an island of {len(chips)}): {name_list(why)} failed")
         if not out and (self.links or self.nodes):
             what = [f"link {a}-{b}" for a, b in self.links] + [f"node {n}" for n in self.nodes]
-            out.append(f"; the failures leave no path between them: {name_list(what)} failed")
+            # not "no path": the graph still joins them (a cut-off chip or an island is
+            # named above), through a chip that does not forward or a turn the policy forbids
+            out.append(f"; the failures leave the routing policy no path between them: "
+                       f"{name_list(what)} failed")
         return "".join(out)
 
     def inside(self, nodes):

@@ -337,7 +337,7 @@ def read_system(text, path="<string>", *, build):
     try:
         fabric = build(system["topology"])
     except SpecError as e:
-        raise SpecError(f"{sysw}: topology {system['topology']!r}: {e}") from None
+        raise SpecError(f"{sysw}: topology {show_value(system['topology'])}: {e}") from None
     changes = {}
     if sys_fields and "chip" in sys_fields:
         changes["chip"] = sys_fields["chip"]
