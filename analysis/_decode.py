@@ -1301,10 +1301,10 @@ def parse_layout(layout, n_chips):
             key, sep, val = part.partition("=")
             key = key.strip()
             if not sep or key not in keys or not is_numeral(val.strip()) or val.strip().startswith("-"):
-                raise SpecError(f"layout: cannot read {show_value(part)}; expected tp=N, dp=N, ep=N or "
-                                f"etp=N, comma separated")
+                raise SpecError(f"layout: cannot read {show_value(part)}; expected tp=N, dp=N, "
+                                f"ep=N or etp=N, comma separated")
             if key in values:
-                raise SpecError(f"layout: {key} is given twice in {layout!r}")
+                raise SpecError(f"layout: {key} is given twice in {show_value(layout)}")
             values[key] = int(val)
     elif isinstance(layout, dict):
         values = dict(layout)

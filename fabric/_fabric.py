@@ -443,8 +443,8 @@ class Fabric:
             if is_numeral(text) and not text.startswith("-"):
                 x = int(text)
             elif x in self.domains:         # route, latency, cost --ranks, --fail-chip
-                raise NodeError(f"{self.name}: {show_value(x)} is a host domain, not a node (the model "
-                                f"has no host nodes): name its chips "
+                raise NodeError(f"{self.name}: {show_value(x)} is a host domain, not a node (the "
+                                f"model has no host nodes): name its chips "
                                 f"({name_list(self.domains[x])})")
             else:
                 raise NodeError(f"{self.name}: no node called {show_value(x)}")

@@ -306,13 +306,14 @@ def without(fabric, links=(), chips=(), lanes=()):
         failed node fails with it.
     lanes : iterable
         Failed lanes of bundled links, each written as a link; a link named ``k``
-        times loses ``k`` lanes.
-    One link, lane or node may be given bare (not in a list): a string, a rank, a name of
-    a node (a tuple such as networkx's grid nodes ``(0, 1)`` is that node, not ranks 0
-    and 1, as :meth:`~fabric.Fabric.node` reads a name before a rank), or a pair of them. The bundle keeps routing with ``lanes - k`` lanes and
+        times loses ``k`` lanes. The bundle keeps routing with ``lanes - k`` lanes and
         that fraction of its bandwidth (latency unchanged); losing every lane fails the
         link. Recorded in ``failures.lanes`` (or ``failures.links``), one entry per
         bundle when a fabric is degraded twice.
+
+    One link, lane or node may be given bare (not in a list): a string, a rank, a name of a
+    node (a tuple such as networkx's grid nodes ``(0, 1)`` is that node, not ranks 0 and 1,
+    as :meth:`~fabric.Fabric.node` reads a name before a rank), or a pair of them.
 
     Returns
     -------
