@@ -261,3 +261,18 @@ def test_a_system_files_long_name_is_quoted_shortened(tmp_path, table):
     rc, out, err = run_cli(["check", str(p)])
     assert rc in (1, 2) and max(len(x) for x in (out + err).splitlines()) < 600
     assert "(5000 characters)" in out + err or "(5002 characters)" in out + err
+
+
+@pytest.mark.parametrize("text", [
+    'name = "m"\n[attention]\ntype = "{L}"\n',            # attention.type
+    '[attention]\ntype = "mla"\n{L} = 1\n',               # an unknown key
+], ids=["attention-type", "unknown-key"])
+def test_a_model_files_long_text_is_quoted_shortened(tmp_path, text):
+    # a 5000-character value or key of a model file came back whole: a 5 KB error line
+    from analysis import load_model_toml
+    from fabric import SpecError
+    p = tmp_path / "m.toml"
+    p.write_text(text.replace("{L}", LONG))
+    with pytest.raises(SpecError) as e:
+        load_model_toml(p)
+    assert len(str(e.value)) < 400 and "characters)" in str(e.value), str(e.value)[:300]
