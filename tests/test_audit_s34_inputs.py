@@ -276,3 +276,20 @@ def test_a_model_files_long_text_is_quoted_shortened(tmp_path, text):
     with pytest.raises(SpecError) as e:
         load_model_toml(p)
     assert len(str(e.value)) < 400 and "characters)" in str(e.value), str(e.value)[:300]
+
+
+@pytest.mark.parametrize("call", ["write_figures", "export_graph", "load_system"])
+@pytest.mark.parametrize("path", [None, 5, object()], ids=["None", "int", "object"])
+def test_a_file_name_of_another_kind_is_refused_and_nothing_is_written(tmp_path, monkeypatch,
+                                                                       call, path):
+    # its str() named the file: write_figures(out=None) wrote figures/ into ./None, an
+    # object() into './<object object at 0x...>'; load_system(5) read a file called '5'
+    import analysis
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "5").write_text("[system]\ntopology = 'torus:2x2'\n")
+    run = {"write_figures": lambda: analysis.write_figures(path, names=()),
+           "export_graph": lambda: analysis.export_graph(topologies.build("torus:2x2"), path),
+           "load_system": lambda: topologies.load_system(path)}[call]
+    with pytest.raises(TypeError, match="must be a file name"):
+        run()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["5"]
