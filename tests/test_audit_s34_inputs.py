@@ -293,3 +293,14 @@ def test_a_file_name_of_another_kind_is_refused_and_nothing_is_written(tmp_path,
     with pytest.raises(TypeError, match="must be a file name"):
         run()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["5"]
+
+
+@pytest.mark.parametrize("kw", [{"fraction": float("nan")}, {"top_k": -1}, {"tokens": 0},
+                                {"experts": 0}, {"skew": -1}, {"placement": "x"}],
+                         ids=lambda kw: next(iter(kw)))
+def test_a_traffic_keyword_the_pattern_does_not_use_is_still_checked(kw):
+    # traffic(4, "shift", fraction=nan) was built as if the nan were not there
+    from analysis import traffic
+    from fabric import SpecError
+    with pytest.raises(SpecError, match=next(iter(kw))):
+        traffic(4, "shift", 1.0, **kw)
