@@ -1110,7 +1110,7 @@ def expert_activation(experts, k, tokens, skew=0.0):
         raise error_for(tokens, f"tokens must be a finite number >= 0 (tokens routed), got "
                                 f"tokens={show_value(tokens)}")
     experts, k = int(experts), int(k)
-    check_length(experts, f"experts={experts!r}")        # one probability per expert
+    check_length(experts, f"experts={show_value(experts)}")     # one probability per expert
     if skew == 0:
         pick = np.full(experts, k / experts)
     else:
