@@ -6,6 +6,11 @@ figures, a str height failed on Python's ``'>' not supported``. style_path named
 repr as a style it could not find (a ValueError for a wrong kind); save_figure passed a None
 or NUL path to Path() and open() (messages naming no argument), drew at the default dpi when
 given 0 and at 1 dpi when given True, and read ``fig=None`` as an AttributeError.
+
+A system file's value of the wrong kind said its key and value twice ('layout = 5: layout must
+be a str, got 5 (an int)'): the reader's 'key = value: ' prefix before kind_error's sentence,
+which names both; a size of the wrong kind named 'size' where the key was page_size, and a TOML
+date had a sentence of its own. Now kind_error's sentence alone, with the kind the key takes.
 """
 
 import matplotlib
@@ -14,6 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pytest
 
+import topologies
 from analysis import paper_style, save_figure, style_path
 
 
@@ -62,3 +68,26 @@ def test_save_figure_names_a_bad_argument(fig, tmp_path, monkeypatch, kwargs, er
     with pytest.raises(error, match=match):
         save_figure(args.pop("fig"), args.pop("path_stem"), **args)
     assert not list(tmp_path.iterdir())     # nothing written: not ./None, not a 0-dpi default
+
+
+_HEAD = '[system]\ntopology = "dgx-h100"\n'
+_WINDOW = '[[windows]]\nhost = "host0"\nlocal_base = 0\nsize = "1GiB"\nglobal_base = 0\n'
+
+
+@pytest.mark.parametrize("text, said", [
+    ("[address]\nlayout = 5\n", "layout must be a str, got 5 (an int)"),
+    ("[address]\ndefault_windows = 'yes'\n",
+     "default_windows must be true or false, got 'yes' (a str)"),
+    (_WINDOW + "page_size = true\n",
+     "page_size must be an integer or a string such as '16PiB', got True (a bool)"),
+    ("[address]\nhost_memory = 07:32:00\n",
+     ("host_memory must be an integer or a string such as '16PiB', got datetime.time(7, 32) "
+      "(a time)")),
+    ("[[regions]]\nname = 'r'\nowner = ['chip0']\nbase = 0\nsize = '1GiB'\n",
+     "owner must be a str, got ['chip0'] (a list)"),
+    ("[[regions]]\nname = 'r'\nowner = 'chip0'\nbase = [0]\nsize = '1GiB'\n",
+     "base must be an integer or a string such as '0x4000_0000', got [0] (a list)"),
+], ids=["str", "bool", "size", "time", "owner", "address"])
+def test_system_file_wrong_kind_says_key_and_value_once(text, said):
+    findings = topologies.read_system(_HEAD + text).findings
+    assert [f.message for f in findings] == [said]
