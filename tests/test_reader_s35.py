@@ -11,14 +11,19 @@ A system file's value of the wrong kind said its key and value twice ('layout = 
 be a str, got 5 (an int)'): the reader's 'key = value: ' prefix before kind_error's sentence,
 which names both; a size of the wrong kind named 'size' where the key was page_size, and a TOML
 date had a sentence of its own. Now kind_error's sentence alone, with the kind the key takes.
+
+The unit parsers' five remaining echoes of the text went through show_value (a 3 KB line
+each), and parse_address names a wrong kind by kind_error (numpy's True was address 1).
 """
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import numpy as np
 import pytest
 
+import fabric
 import topologies
 from analysis import paper_style, save_figure, style_path
 
@@ -91,3 +96,33 @@ _WINDOW = '[[windows]]\nhost = "host0"\nlocal_base = 0\nsize = "1GiB"\nglobal_ba
 def test_system_file_wrong_kind_says_key_and_value_once(text, said):
     findings = topologies.read_system(_HEAD + text).findings
     assert [f.message for f in findings] == [said]
+
+
+_LONG = "1" * 3000
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: fabric.parse_size(_LONG + "b"),
+     r"^cannot read size '1{39}\.\.\. \(3003 characters\): a size is in bytes \(B\), not bits"),
+    (lambda: fabric.parse_size("0." + _LONG + "B"),
+     r"^size '0\.1{37}\.\.\. \(3005 characters\) is not a whole number of bytes$"),
+    (lambda: fabric.parse_bandwidth(_LONG + "GB"), r"\(3004 characters\): the unit must end in"),
+    (lambda: fabric.parse_bandwidth(_LONG + "/s"), r"\(3004 characters\): say B/s or b/s$"),
+    (lambda: fabric.parse_time(_LONG + "xs"), r"\(3004 characters\): unit must be one of"),
+], ids=["size-bits", "size-fraction", "bandwidth-unit", "bandwidth-bare", "time-unit"])
+def test_unit_parsers_shorten_a_long_text(call, match):
+    # these five echoed the text whole (a 3 KB line), as session 34 shortened every other
+    with pytest.raises(fabric.SpecError, match=match):
+        call()
+
+
+@pytest.mark.parametrize("value, shown", [
+    (True, r"True \(a bool\)"), (np.True_, r"(np\.True_|True) \(a bool_?\)"),  # numpy 2 | 1
+    ([1], r"\[1\] \(a list\)"),
+    (None, r"None \(a NoneType\)")])
+def test_parse_address_names_a_wrong_kind(value, shown):
+    # a bool was 'got a bool' (no value), a list 'got [1]' (no kind); numpy's True was read
+    # as address 1 (numpy bools are flags: the lead's rule)
+    with pytest.raises(TypeError, match=r"^address must be an integer or text such as "
+                                        rf"'0x4000_0000', got {shown}$"):
+        fabric.parse_address(value)
