@@ -857,10 +857,27 @@ def format_size(nbytes, binary=None):
     """Format bytes with binary or decimal prefixes, up to four significant digits; trailing
     zeros are never shown (``96GiB``, not ``96.00GiB``).
 
-    ``binary=None`` (the default) writes a size exactly where either kind of prefix can:
-    binary (``1MiB``, ``1.5KiB``) unless only decimal ones do (``10**6`` bytes is ``1MB``,
-    not ``976.6KiB``), binary where neither does. ``True`` or ``False`` picks the kind.
-    Raises TypeError for a bool or a non-number, ValueError for nan or infinity.
+    Parameters
+    ----------
+    nbytes : real number
+        Bytes.
+    binary : bool or None
+        ``None`` (the default) writes a size exactly where either kind of prefix can: binary
+        (``1MiB``, ``1.5KiB``) unless only decimal ones do (``10**6`` bytes is ``1MB``, not
+        ``976.6KiB``), binary where neither does. ``True`` or ``False`` picks the kind.
+
+    Returns
+    -------
+    str
+        The size and its unit, ``B`` with a prefix.
+
+    Raises
+    ------
+    TypeError
+        For an ``nbytes`` that is a bool or not a number, a ``binary`` that is neither a
+        bool nor None.
+    ValueError
+        For nan or infinity.
 
     Examples
     --------
@@ -872,6 +889,8 @@ def format_size(nbytes, binary=None):
     ('1048576PiB', '0B')
     """
     nbytes = _checked(nbytes, "format_size", "bytes")
+    if binary is not None:
+        binary = flag_of(binary, "format_size: binary")
     text = _format(nbytes, (_PRINTED_DECIMAL if binary is False else _PRINTED_BINARY)
                    + (("", 1),), "B")
     if binary is None and not _reads_exactly(text, nbytes):
@@ -893,10 +912,26 @@ def format_bandwidth(bytes_per_s, all_digits=False):
     """Format bytes per second with decimal prefixes (``GB/s`` is 1e9 B/s), four
     significant digits.
 
-    ``all_digits=True`` keeps trailing zeros, so every value shows four significant
-    digits: use it where bandwidths stand in a column or side by side (``64.00GB/s``
-    beside ``13.89GB/s``, not ``64GB/s``). Raises TypeError for a bool or a non-number,
-    ValueError for nan or infinity.
+    Parameters
+    ----------
+    bytes_per_s : real number
+        Bytes per second.
+    all_digits : bool
+        Keep trailing zeros, so every value shows four significant digits: use it where
+        bandwidths stand in a column or side by side (``64.00GB/s`` beside ``13.89GB/s``,
+        not ``64GB/s``).
+
+    Returns
+    -------
+    str
+        The bandwidth and its unit, ``B/s`` with a decimal prefix.
+
+    Raises
+    ------
+    TypeError
+        For a value that is a bool or not a number, an ``all_digits`` other than a bool.
+    ValueError
+        For nan or infinity.
 
     Examples
     --------
@@ -915,11 +950,28 @@ def format_bandwidth(bytes_per_s, all_digits=False):
 def format_time(seconds, all_digits=False):
     """Format seconds as s, ms, us or ns, four significant digits.
 
-    ``all_digits=True`` keeps trailing zeros, so every value shows four significant
-    digits: use it where times stand in a column or side by side (``1.400ms`` beside
-    ``2.977ms``, ``20.00us``). Times of 10,000 s and more print whole (``12345s``).
-    Raises TypeError for a bool or a non-number (and an ``all_digits`` other than a
-    bool), ValueError for nan or infinity.
+    Times of 10,000 s and more print whole (``12345s``).
+
+    Parameters
+    ----------
+    seconds : real number
+        Seconds.
+    all_digits : bool
+        Keep trailing zeros, so every value shows four significant digits: use it where
+        times stand in a column or side by side (``1.400ms`` beside ``2.977ms``,
+        ``20.00us``).
+
+    Returns
+    -------
+    str
+        The time and its unit.
+
+    Raises
+    ------
+    TypeError
+        For a value that is a bool or not a number, an ``all_digits`` other than a bool.
+    ValueError
+        For nan or infinity.
 
     Examples
     --------
@@ -944,11 +996,31 @@ def format_address(address):
     A value far beyond any address width (more than 256 bits) is abbreviated, so
     that an error message about it stays one readable line.
 
+    Parameters
+    ----------
+    address : int
+        A byte address (numpy's integers too; a bool is not one).
+
+    Returns
+    -------
+    str
+        ``0x`` and the address's hex digits.
+
+    Raises
+    ------
+    TypeError
+        For a value that is not an integer.
+
+    Examples
+    --------
     >>> format_address(2**40)
     '0x10000000000'
     >>> format_address(2**5000)
     '0x1000000000000000... (5001 bits)'
     """
-    if isinstance(address, int) and abs(address).bit_length() > 256:
+    if not is_int(address):
+        raise kind_error(address, "format_address: address", "an integer")
+    address = int(address)
+    if abs(address).bit_length() > 256:
         return f"{address:#x}"[:18] + f"... ({address.bit_length()} bits)"
     return f"{address:#x}"

@@ -126,3 +126,18 @@ def test_parse_address_names_a_wrong_kind(value, shown):
     with pytest.raises(TypeError, match=r"^address must be an integer or text such as "
                                         rf"'0x4000_0000', got {shown}$"):
         fabric.parse_address(value)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: fabric.format_address(True),
+     r"^format_address: address must be an integer, got True \(a bool\)$"),
+    (lambda: fabric.format_address(1.5),
+     r"^format_address: address must be an integer, got 1\.5 \(a float\)$"),
+    (lambda: fabric.format_size(10**6, binary="no"),
+     r"^format_size: binary must be True or False, got 'no' \(a str\)$"),
+], ids=["address-bool", "address-float", "binary-str"])
+def test_formatters_name_a_wrong_kind(call, match):
+    # format_address(True) printed '0x1', 1.5 raised Python's "Unknown format code 'x'";
+    # format_size(binary='no') wrote binary prefixes (read by identity, not as a flag)
+    with pytest.raises(TypeError, match=match):
+        call()
