@@ -141,3 +141,11 @@ def test_formatters_name_a_wrong_kind(call, match):
     # format_size(binary='no') wrote binary prefixes (read by identity, not as a flag)
     with pytest.raises(TypeError, match=match):
         call()
+
+
+@pytest.mark.parametrize("spec", [5, None, ["torus:4x4"]], ids=["int", "none", "list"])
+def test_build_names_what_a_spec_may_be(spec):
+    # was parse_spec's 'a spec must be a str': build takes a fabric.Fabric too
+    with pytest.raises(TypeError, match=r"^spec must be a str \(a spec or a preset's name\) or "
+                                        r"a fabric\.Fabric, got "):
+        topologies.build(spec)
