@@ -561,6 +561,23 @@ def trtllm_release_on(date):
     (:data:`TRTLLM_RELEASE_DATES`), as :func:`fabric.nccl_release_on` for NCCL. A date before
     the oldest modelled release is an error, not a silent fallback.
 
+    Parameters
+    ----------
+    date : str or datetime.date
+        An ISO date (``"2025-05-16"``).
+
+    Returns
+    -------
+    str
+        A release of :data:`TRTLLM_RELEASE_DATES`.
+
+    Raises
+    ------
+    SpecError
+        For a date that does not read or precedes the oldest modelled release.
+
+    Examples
+    --------
     >>> trtllm_release_on("2025-05-16")
     '0.20.0rc2'
     >>> trtllm_release_on("2025-04-16")          # two releases that day: the higher version

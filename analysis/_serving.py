@@ -1559,6 +1559,18 @@ def instance_sizes(fabric):
     not try those either, and a failed chip must not make a system look better than
     intact by widening its search. Failed links alone change no chip count.
 
+    Parameters
+    ----------
+    fabric : fabric.Fabric
+        Intact or degraded.
+
+    Returns
+    -------
+    list of int
+        Chips per instance, ascending.
+
+    Examples
+    --------
     >>> import topologies
     >>> node = topologies.build("switch:8,chip=b200")
     >>> instance_sizes(node), instance_sizes(node.without(chips=["chip3"]))

@@ -119,6 +119,18 @@ def host_link(chip):
     :attr:`~fabric.ChipSpec.generation`), else ``None``: no measured figure, and the
     host link is not charged.
 
+    Parameters
+    ----------
+    chip : ChipSpec or None
+        The chip (``Fabric.chip``); None: no chip, no host link.
+
+    Returns
+    -------
+    str or None
+        A key of :data:`HOST_MEMORY_LOAD`, or None.
+
+    Examples
+    --------
     >>> from fabric import chip_spec
     >>> host_link(chip_spec("gb200")), host_link(chip_spec("h200")), host_link(chip_spec("tpu-v4"))
     ('nvlink-c2c', 'pcie', None)

@@ -217,6 +217,16 @@ TRANSPORTS = {
 def transport(name):
     """The :class:`Transport` called ``name`` (a Transport passes through).
 
+    Parameters
+    ----------
+    name : str or Transport
+        ``"loadstore"`` or ``"rdma"`` (:data:`TRANSPORTS`).
+
+    Returns
+    -------
+    Transport
+        Its per-message stages, each a sourced time in seconds.
+
     Examples
     --------
     >>> transport("rdma").name, transport("loadstore").kind
@@ -269,6 +279,15 @@ def loadstore_domains(fabric):
     own registers (MMIO) are reached by load/store over its load/store links
     (:func:`loadstore_reaches`).
 
+    Parameters
+    ----------
+    fabric : Fabric
+
+    Returns
+    -------
+    numpy.ndarray
+        One int per node: its load/store domain's number, -1 for a NIC.
+
     Examples
     --------
     >>> import topologies
@@ -306,6 +325,17 @@ def sends_messages(fabric):
     message passing as a *native* choice; a transport asked for by name is still modelled
     on its graph, as a what-if.
 
+    Parameters
+    ----------
+    fabric : Fabric
+
+    Returns
+    -------
+    numpy.ndarray
+        One bool per node.
+
+    Examples
+    --------
     >>> import topologies
     >>> f = topologies.build("cluster-128")
     >>> bool(sends_messages(f)[f.node_index["chip0"]]), bool(sends_messages(

@@ -38,6 +38,53 @@ NO_EXAMPLE_YET = {
 }
 
 
+#: Public functions whose docstring has no numpydoc ``Parameters`` section naming every
+#: parameter (STYLE: numpydoc; DESIGN: every number with its unit), 115 at session 35's
+#: start. Shrink it: the test fails when one of these gains a full section (take it off) or
+#: a function outside it lacks one (a new function, or a keyword added without its entry).
+NO_PARAMETERS_YET = {
+    "analysis.applicable_algorithms", "analysis.best_decode_layout", "analysis.bisection_bound",
+    "analysis.busiest_token", "analysis.candidate_layouts", "analysis.check_report_dir",
+    "analysis.communicator_channels", "analysis.cost_per_million_tokens", "analysis.cost_sizes",
+    "analysis.decode_gemm_hbm_efficiency", "analysis.decode_gemm_k_floor",
+    "analysis.draw_scaling", "analysis.eager_pass_seconds", "analysis.engine_collective",
+    "analysis.expected_accepted_tokens", "analysis.expected_active_experts",
+    "analysis.expected_cycles", "analysis.expected_max", "analysis.failure_cost",
+    "analysis.gemm_compute_efficiency", "analysis.grouped_gemm_efficiency",
+    "analysis.grouped_gemm_rate", "analysis.idle_chips", "analysis.instance_chips",
+    "analysis.moe_module_parameters", "analysis.moe_module_time", "analysis.pareto_front",
+    "analysis.parse_layout", "analysis.parse_routing", "analysis.peer_round_trip",
+    "analysis.plot_collective_sweep", "analysis.plot_failure_cost",
+    "analysis.plot_link_utilization", "analysis.plot_ratio", "analysis.plot_stacked_bars",
+    "analysis.plot_tornado", "analysis.prefill_gemm_efficiency", "analysis.pull_rounds",
+    "analysis.reach_distribution", "analysis.register_algorithm", "analysis.scale_links",
+    "analysis.scaling_study", "analysis.serving_cost", "analysis.serving_frontier",
+    "analysis.serving_point", "analysis.single_user_speed", "analysis.speculative_speedup",
+    "analysis.speed_limits", "analysis.step_budget", "analysis.step_kernel_lists",
+    "analysis.system_colors", "analysis.tokens_per_s_per_mw", "analysis.traffic",
+    "analysis.trtllm_code_state", "analysis.trtllm_release", "analysis.trtllm_release_parameter",
+    "analysis.trtllm_runs_dsv3_gemms", "analysis.vllm_all_reduce",
+    "analysis.vllm_all_reduce_kernel", "analysis.vllm_graph_batch", "fabric.access_to",
+    "fabric.check_interleave", "fabric.error_findings", "fabric.heap_findings",
+    "fabric.interleave_offset", "fabric.interleave_target", "fabric.latency_stats",
+    "fabric.layout_regions", "fabric.loadstore_reaches", "fabric.rack_chips",
+    "fabric.region_findings", "fabric.revision_holds", "fabric.route_many", "fabric.runtime",
+    "fabric.transports_for", "fabric.unreachable_findings", "fabric.validate_address",
+    "topologies.mesh", "topologies.torus",
+}
+_SECTION = re.compile(r"^Parameters\n-+\n(.*?)(?=^\S[^\n]*\n-+\n|\Z)", re.DOTALL | re.MULTILINE)
+
+
+def _undocumented(obj):
+    """The parameters of ``obj`` its docstring's Parameters section does not name."""
+    found = _SECTION.search(inspect.getdoc(obj) or "")
+    named = set()
+    for line in (found.group(1).splitlines() if found else ()):
+        if line and not line[0].isspace():          # "name : type" or "a, b : type"
+            named.update(n.strip().lstrip("*") for n in line.split(":")[0].split(","))
+    return [p.name for p in inspect.signature(obj).parameters.values()
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.name not in named]
+
 def _public_functions():
     for mod in (fabric, topologies, analysis):
         for name in mod.__all__:
@@ -59,6 +106,15 @@ def test_every_public_function_has_a_docstring_and_an_example():
     assert not missing, f"public functions without an example: {missing}"
     assert not stale, f"these have an example now; take them off NO_EXAMPLE_YET: {stale}"
 
+
+def test_every_public_function_names_its_parameters():
+    missing = {name: gaps for name, obj in _public_functions()
+               if (gaps := _undocumented(obj)) and name not in NO_PARAMETERS_YET}
+    stale = [name for name, obj in _public_functions()
+             if name in NO_PARAMETERS_YET and not _undocumented(obj)]
+    assert not missing, f"public functions with parameters their docstring does not list: {missing}"
+    assert not stale, f"these list every parameter now; take them off NO_PARAMETERS_YET: {stale}"
+    assert NO_PARAMETERS_YET <= {name for name, _ in _public_functions()}
 
 def _readme_lines():
     for block in re.findall(r"```python\n(.*?)```", README, re.DOTALL):
