@@ -21,6 +21,12 @@ spec                        builder call
 ``sd200-ultra:chip=h100``   the preset with another chip (the fabric unchanged)
 =========================  =====================================================
 
+``chip=`` sets the compute chip (its memory, HBM bandwidth and FLOP/s) and never the
+fabric, in every family and preset: its links stay the family's (``tech=``, or on ``rail``
+``scaleup=`` and ``nic=``). So ``rail:servers=2,gpus=8,chip=b200`` is B200s on NVLink4,
+the rail default; a B200 server is ``hgx-b200``, a cluster of them
+``rail:...,chip=b200,scaleup=nvlink5``.
+
 Examples
 --------
 >>> build("torus:4x4x4").n_endpoints
