@@ -564,7 +564,7 @@ def trtllm_release_on(date):
     Parameters
     ----------
     date : str or datetime.date
-        An ISO date (``"2025-05-16"``).
+        The measurement's date; text in ISO form (``"2025-05-16"``).
 
     Returns
     -------

@@ -1562,7 +1562,7 @@ def instance_sizes(fabric):
     Parameters
     ----------
     fabric : fabric.Fabric
-        Intact or degraded.
+        Intact or degraded: its live chips are what an instance takes.
 
     Returns
     -------

@@ -524,7 +524,8 @@ def peer_access_latency(arch):
     Raises
     ------
     SpecError
-        For an architecture with no measured peer load.
+        For an architecture with no measured peer load (not a key of
+        :data:`EXCHANGE_LATENCY`).
 
     Examples
     --------

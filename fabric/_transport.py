@@ -282,6 +282,7 @@ def loadstore_domains(fabric):
     Parameters
     ----------
     fabric : Fabric
+        Its graph (a degraded copy's: a failed link or chip can split a domain).
 
     Returns
     -------

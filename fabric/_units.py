@@ -969,9 +969,10 @@ def format_time(seconds, all_digits=False):
     Raises
     ------
     TypeError
-        For a value that is a bool or not a number, an ``all_digits`` other than a bool.
+        For seconds given as a bool or not as a number; for an ``all_digits`` other than
+        a bool.
     ValueError
-        For nan or infinity.
+        For nan or infinity seconds.
 
     Examples
     --------
@@ -1009,7 +1010,8 @@ def format_address(address):
     Raises
     ------
     TypeError
-        For a value that is not an integer.
+        For an address that is not an integer: a float, a bool, text (:func:`parse_address`
+        reads text).
 
     Examples
     --------

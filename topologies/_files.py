@@ -39,10 +39,8 @@ def read_system(text, path="<string>"):
 
     Parameters
     ----------
-    text : str
-        The TOML text of a system file (the format of :func:`load_system`).
-    path : str
-        The name findings and errors give as the file's.
+    text, path : str
+        As :func:`fabric.read_system`, whose ``build`` is :func:`topologies.build` here.
 
     Returns
     -------
