@@ -819,6 +819,18 @@ def latency_stats(latencies):
     A value of the wrong kind (None, text, a bool: STYLE's rule) is a TypeError; no value, or
     one that is no latency (nan, inf, negative), a SpecError.
 
+    Parameters
+    ----------
+    latencies : sequence or numpy.ndarray of float
+        Seconds, one per access; at least one.
+
+    Returns
+    -------
+    LatencyStats
+        ``count`` and, in seconds, ``min``, ``mean``, ``p50``, ``p99``, ``max``.
+
+    Examples
+    --------
     >>> latency_stats([1.0, 2.0, 3.0, 4.0]).p50
     2.5
     """

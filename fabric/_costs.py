@@ -283,6 +283,21 @@ def rack_chips(f, book="street-2026"):
     theirs from :data:`RACK_CHIPS`); a fabric that states none is laid out at the
     book's ``layout.rack_chips``.
 
+    Parameters
+    ----------
+    f : Fabric
+        Any object with the fabric's ``assumptions``.
+    book : str or HardwareCosts
+        The cost book whose ``layout.rack_chips`` a fabric without its own density takes
+        (:data:`COST_BOOKS`).
+
+    Returns
+    -------
+    Parameter
+        Chips per rack, with its source.
+
+    Examples
+    --------
     >>> import types
     >>> rack_chips(types.SimpleNamespace(assumptions=(RACK_CHIPS["dgx-h100"],))).value
     32

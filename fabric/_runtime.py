@@ -1097,6 +1097,20 @@ def revision_holds(release, revision):
     (:data:`_DEVICE_IDENTITY`) from the release's tag (:func:`release_tag`) through every
     modelled tag up to the change tag.
 
+    Parameters
+    ----------
+    release : str
+        An NCCL version (:func:`release_tag` reads it).
+    revision : tuple
+        A key of :data:`PREDICTION_REVISIONS`: ``(field, entry, tag of the change)``, the
+        field one of :data:`PREDICTION_FIELDS`.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
     >>> revision_holds("2.28.7", ("hw_latency", ("net", "nvls-tree", "Simple"), "2.28.9"))
     True
     >>> revision_holds("2.26.6", ("factors", "nvls_tree_alg_ratio", "2.28.0"))

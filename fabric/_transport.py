@@ -367,6 +367,19 @@ def loadstore_reaches(fabric, src, dst):
     would move every such rail fabric's hops and metrics for no modelled kernel (decided
     in session 27).
 
+    Parameters
+    ----------
+    fabric : Fabric
+    src, dst : sequence or numpy.ndarray of int
+        Node indices (``fabric.node_index``), one pair per position.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        One per pair.
+
+    Examples
+    --------
     >>> import topologies
     >>> f = topologies.build("rail:servers=2,gpus=2")
     >>> i = f.node_index
@@ -434,6 +447,14 @@ def transports_for(fabric, name, src, dst):
     ``name`` is a transport name or :class:`Transport`, or :data:`NATIVE` for the
     native choice per pair (:func:`reach`). A memory transport (load/store) asked
     for a pair it cannot reach is refused.
+
+    Parameters
+    ----------
+    fabric : Fabric
+    name : str or Transport
+        ``"loadstore"``, ``"rdma"``, a :class:`Transport`, or :data:`NATIVE`.
+    src, dst : sequence or numpy.ndarray of int
+        Node indices (``fabric.node_index``), one pair per position.
 
     Returns
     -------

@@ -65,12 +65,9 @@ NO_PARAMETERS_YET = {
     "analysis.trtllm_code_state", "analysis.trtllm_release", "analysis.trtllm_release_parameter",
     "analysis.trtllm_runs_dsv3_gemms", "analysis.vllm_all_reduce",
     "analysis.vllm_all_reduce_kernel", "analysis.vllm_graph_batch", "fabric.access_to",
-    "fabric.check_interleave", "fabric.error_findings", "fabric.heap_findings",
-    "fabric.interleave_offset", "fabric.interleave_target", "fabric.latency_stats",
-    "fabric.layout_regions", "fabric.loadstore_reaches", "fabric.rack_chips",
-    "fabric.region_findings", "fabric.revision_holds", "fabric.route_many", "fabric.runtime",
-    "fabric.transports_for", "fabric.unreachable_findings", "fabric.validate_address",
-    "topologies.mesh", "topologies.torus",
+    "fabric.error_findings", "fabric.heap_findings", "fabric.layout_regions",
+    "fabric.region_findings", "fabric.runtime", "fabric.unreachable_findings", "topologies.mesh",
+    "topologies.torus",
 }
 _SECTION = re.compile(r"^Parameters\n-+\n(.*?)(?=^\S[^\n]*\n-+\n|\Z)", re.DOTALL | re.MULTILINE)
 
