@@ -608,6 +608,24 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore"):
     HBM size) there is no protection model and the access is timed unchecked, with
     ``address`` -1 (no address names the memory).
 
+    Parameters
+    ----------
+    fabric : Fabric
+    src : str or int
+        The requesting chip (name or rank).
+    target : str or int
+        The node whose memory is accessed (name, or a chip's rank).
+    op : {"load", "store"}
+    size : int
+        Bytes accessed.
+    transport : str or Transport
+        ``"loadstore"`` (the default), ``"rdma"``, or ``"native"`` for the pair's own.
+
+    Returns
+    -------
+    Access
+        The time in seconds, its stages, the paths and the global address.
+
     Examples
     --------
     >>> import topologies

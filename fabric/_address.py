@@ -477,6 +477,16 @@ def region_findings(regions, width=57):
     multiple of 256 MiB x ways (:data:`HDM_DECODER_UNIT`); no two regions overlap
     (each overlapping region is reported once, with one partner). Whether each
     owner is a node or host domain of a fabric is :func:`fabric.check`'s rule.
+
+    Parameters
+    ----------
+    regions : sequence of Region
+    width : int
+        Address bits (:data:`ADDRESS_WIDTH`, 57, by default).
+
+    Returns
+    -------
+    list of Finding
     """
     regions = _regions(regions)
     out = []

@@ -1686,6 +1686,23 @@ def runtime(name, version=None, date=None):
     is not text (``5``, ``True``, ``version=2.28``) is a TypeError; an unknown name or
     release a SpecError.
 
+    Parameters
+    ----------
+    name : str or Runtime
+        ``"ideal"``, ``"nccl"`` (``"nccl@<version>"`` too) or ``"symmetric-memory"``
+        (:data:`RUNTIMES`).
+    version : str, optional
+        An NCCL version, for ``"nccl"`` only.
+    date : str or datetime.date, optional
+        A measurement's date: the NCCL release tagged by then, for ``"nccl"`` only.
+
+    Returns
+    -------
+    Runtime
+        Its constants, each a sourced :class:`Parameter` (seconds, bytes/s).
+
+    Examples
+    --------
     >>> runtime("nccl@2.20.5").hw_latency[("nvlink", "nvls", "Simple")]
     2.3e-05
     >>> runtime("nccl", version="2.30.7") is runtime("nccl")

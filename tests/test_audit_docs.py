@@ -64,10 +64,7 @@ NO_PARAMETERS_YET = {
     "analysis.system_colors", "analysis.tokens_per_s_per_mw", "analysis.traffic",
     "analysis.trtllm_code_state", "analysis.trtllm_release", "analysis.trtllm_release_parameter",
     "analysis.trtllm_runs_dsv3_gemms", "analysis.vllm_all_reduce",
-    "analysis.vllm_all_reduce_kernel", "analysis.vllm_graph_batch", "fabric.access_to",
-    "fabric.error_findings", "fabric.heap_findings", "fabric.layout_regions",
-    "fabric.region_findings", "fabric.runtime", "fabric.unreachable_findings", "topologies.mesh",
-    "topologies.torus",
+    "analysis.vllm_all_reduce_kernel", "analysis.vllm_graph_batch",
 }
 _SECTION = re.compile(r"^Parameters\n-+\n(.*?)(?=^\S[^\n]*\n-+\n|\Z)", re.DOTALL | re.MULTILINE)
 
