@@ -515,6 +515,19 @@ def _release_numbers(text):
 def trtllm_release(release):
     """``release`` checked: one of :data:`TRTLLM_RELEASE_DATES` (None: :data:`TRTLLM_NEWEST`).
 
+    Parameters
+    ----------
+    release : str or None
+        A TensorRT-LLM version of :data:`TRTLLM_RELEASE_DATES`; None: the newest modelled
+        (:data:`TRTLLM_NEWEST`).
+
+    Returns
+    -------
+    str
+        The release's version.
+
+    Examples
+    --------
     >>> trtllm_release(None), trtllm_release("0.20.0rc2")
     ('1.2.0rc5', '0.20.0rc2')
     >>> trtllm_release("1.3.0rc1")
@@ -538,6 +551,13 @@ def trtllm_runs_dsv3_gemms(release):
     dedicated kernels at 1-16 tokens a rank (:data:`TRTLLM_DSV3_GEMMS_RELEASE` and later, by
     version); an earlier release runs both on cuBLAS, the measured ``Linear``, at every count.
 
+    Parameters
+    ----------
+    release : str or None
+        As :func:`trtllm_release` reads it.
+
+    Examples
+    --------
     >>> [trtllm_runs_dsv3_gemms(r) for r in ("0.20.0", "0.21.0rc0", None)]
     [False, True, True]
     """
@@ -549,6 +569,18 @@ def trtllm_code_state(release):
     """What the model tells apart of TensorRT-LLM ``release``'s code (None: the newest
     modelled), as a tuple of named facts: two releases of one state price every step alike.
 
+    Parameters
+    ----------
+    release : str or None
+        As :func:`trtllm_release` reads it.
+
+    Returns
+    -------
+    tuple
+        ``(fact, value)`` pairs.
+
+    Examples
+    --------
     >>> trtllm_code_state("0.18.1") == trtllm_code_state("0.20.0"), trtllm_code_state(None)
     (True, (('dsv3_gemms', True),))
     """
@@ -595,6 +627,14 @@ def trtllm_release_parameter(release):
     """TensorRT-LLM ``release`` as a :class:`~fabric.Parameter` (value: the release, unit
     ``"release"``) whose source says when it was published and which code state it runs.
 
+    Parameters
+    ----------
+    release : str or None
+        A release (a version, or None for the newest modelled), checked by
+        :func:`trtllm_release`.
+
+    Examples
+    --------
     >>> p = trtllm_release_parameter("0.20.0rc2")
     >>> (p.name, p.value), p.source.split(";")[0]
     (('decode.trtllm_release', '0.20.0rc2'), 'TensorRT-LLM 0.20.0rc2, published 2025-05-13 (pypi.org/pypi/tensorrt-llm/json)')

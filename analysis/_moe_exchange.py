@@ -296,6 +296,18 @@ def parse_routing(routing):
     None, a bool, a list), or an M of another kind, is a TypeError; a name, key or M that
     is not one (``"zipf"``, M = 0) a SpecError.
 
+    Parameters
+    ----------
+    routing : str, int, tuple or dict
+        As above.
+
+    Returns
+    -------
+    tuple
+        ``(name, M)``: the routing's name and, node-limited, its nodes per token (else None).
+
+    Examples
+    --------
     >>> parse_routing("node-limited:4")
     ('node-limited', 4)
     >>> parse_routing("node-limited")          # DeepSeek-V3: at most 4 nodes per token
@@ -588,6 +600,19 @@ def expected_max(pmf, n):
     True as 1 and '0.5' as 0.5), is a TypeError naming it; probabilities that are not a
     distribution a ValueError.
 
+    Parameters
+    ----------
+    pmf : sequence of float
+        Probabilities of ``0, 1, ...``, summing to 1.
+    n : int
+        Independent draws, >= 1.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
     >>> expected_max([0.5, 0.5], 1), expected_max([0.5, 0.5], 2)
     (0.5, 0.75)
     """

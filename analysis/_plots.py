@@ -69,6 +69,13 @@ def system_colors(systems):
     figure to figure. Call it inside :func:`analysis.paper_style` (the palette is the
     style's).
 
+    Parameters
+    ----------
+    systems : sequence of str
+        The systems' names, in the order of the palette's colours.
+
+    Examples
+    --------
     >>> with system_colors(["a", "b"]):
     ...     _color_of("b load/store", 0) == palette()[1]
     True

@@ -1407,6 +1407,19 @@ def step_budget(engine):
     the engine runs prompts as their own forward passes (None: :func:`analysis.decode_step`'s
     default engine).
 
+    Parameters
+    ----------
+    engine : str or None
+        ``"vllm"``, ``"trtllm"``, ``"sglang"``, or None (:func:`analysis.decode_step`'s
+        default).
+
+    Returns
+    -------
+    int or None
+        Tokens.
+
+    Examples
+    --------
     >>> step_budget("vllm"), step_budget("trtllm"), step_budget("sglang")
     (8192, 8192, None)
     """
@@ -3208,6 +3221,16 @@ def speed_limits(point):
     bytes: small kernels' minimum durations, GEMMs' fixed parts), ``communication``
     (exposed), ``draft`` and ``prefill`` (other users' prefills); ``limiter`` is the
     largest.
+
+    Parameters
+    ----------
+    point : ServingPoint
+
+    Returns
+    -------
+    tuple
+        ``(limiter, shares)``: the largest share's name and a dict from each part's name to
+        its seconds per output token.
 
     Examples
     --------
