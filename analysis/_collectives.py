@@ -1511,6 +1511,19 @@ def peer_round_trip(fabric, ranks=None):
     late pulls and the MoE exchange model's release fences and pulled rounds are that sum.
     0.0 when no two ranks share a domain.
 
+    Parameters
+    ----------
+    fabric : fabric.Fabric
+    ranks : sequence of int or str, optional
+        The chips (ranks or names); default every rank.
+
+    Returns
+    -------
+    float
+        Seconds.
+
+    Examples
+    --------
     >>> import topologies
     >>> round(peer_round_trip(topologies.build("dgx-h100")) * 1e9)   # 2 x (2 links x 150 ns)
     600

@@ -1336,6 +1336,19 @@ def parse_layout(layout, n_chips):
     values default to ``tp=1``, ``dp = ep * etp / tp`` or ``n_chips / tp``,
     ``etp=1``, ``ep = tp * dp / etp``.
 
+    Parameters
+    ----------
+    layout : Layout, str, mapping or None
+        As above.
+    n_chips : int
+        Chips of the system (or instance), >= 1.
+
+    Returns
+    -------
+    Layout
+
+    Examples
+    --------
     >>> str(parse_layout("tp=8", 128))
     'tp=8,dp=16,ep=128'
     >>> str(parse_layout("tp=8,dp=1,etp=8", 8))

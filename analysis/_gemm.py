@@ -610,6 +610,15 @@ def decode_gemm_hbm_efficiency(generation, math):
     a dense decode GEMM of math format ``math`` streams its weights on a chip of
     ``generation``, or ``None`` where none differs from the decode default.
 
+    Parameters
+    ----------
+    generation : str
+        The chip's GPU generation (``"hopper"``, ``"blackwell"``: ``fabric.GENERATIONS``).
+    math : str
+        The GEMM's math format (``"bf16"``, ``"fp8"``, ``"fp4"``, ...).
+
+    Examples
+    --------
     >>> round(decode_gemm_hbm_efficiency("blackwell", "fp4").value, 3)
     0.314
     >>> round(decode_gemm_hbm_efficiency("hopper", "fp8").value, 3)
@@ -667,6 +676,13 @@ def decode_gemm_k_floor(generation, math):
     seconds and seconds per element of K) of a dense decode GEMM of math format ``math`` on a
     chip of ``generation`` (:data:`DECODE_GEMM_K_FLOOR`), or ``None`` where none is published.
 
+    Parameters
+    ----------
+    generation, math : str
+        As for :func:`decode_gemm_hbm_efficiency`.
+
+    Examples
+    --------
     >>> a, b = decode_gemm_k_floor("blackwell", "fp4")
     >>> round((a.value + b.value * 7168) * 1e6, 2)      # 512 x 7168 measured 9.31 us
     9.81

@@ -344,6 +344,20 @@ _SYSTEM_TCO = {"nvl72": "GB200 NVL72", "gb200-nvl72": "GB200 NVL72",
 def cost_per_million_tokens(tokens_per_s_gpu, usd_per_gpu_hour):
     """``$ per GPU-hour / (tokens/s per GPU x 3600 / 1e6)``.
 
+    Parameters
+    ----------
+    tokens_per_s_gpu : float
+        Tokens per second per GPU.
+    usd_per_gpu_hour : float
+        US dollars per GPU-hour, all-in.
+
+    Returns
+    -------
+    float
+        US dollars per million tokens.
+
+    Examples
+    --------
     >>> round(cost_per_million_tokens(1000.0, 1.80), 4)
     0.5
 
@@ -357,6 +371,20 @@ def cost_per_million_tokens(tokens_per_s_gpu, usd_per_gpu_hour):
 def tokens_per_s_per_mw(tokens_per_s_gpu, kw_per_gpu):
     """Tokens per second per megawatt of all-in power: ``tokens/s per GPU / (kW / 1000)``.
 
+    Parameters
+    ----------
+    tokens_per_s_gpu : float
+        Tokens per second per GPU.
+    kw_per_gpu : float
+        Kilowatts per GPU, all-in (its share of CPU, network and cooling: facility power).
+
+    Returns
+    -------
+    float
+        Tokens per second per megawatt.
+
+    Examples
+    --------
     >>> tokens_per_s_per_mw(1000.0, 2.0)
     500000.0
     >>> tokens_per_s_per_mw(float("nan"), 1.0)

@@ -45,6 +45,20 @@ def expected_accepted_tokens(draft_length, acceptance):
 
     Includes the token the target model always contributes (so ``k = 0`` gives 1).
 
+    Parameters
+    ----------
+    draft_length : int
+        Draft tokens proposed per cycle (``k``), >= 0.
+    acceptance : float
+        Probability each draft token is accepted (``a``), in [0, 1].
+
+    Returns
+    -------
+    float
+        Tokens.
+
+    Examples
+    --------
     >>> expected_accepted_tokens(3, 1.0), expected_accepted_tokens(3, 0.0)
     (4.0, 1.0)
     """
