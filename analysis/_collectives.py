@@ -1520,7 +1520,7 @@ def peer_round_trip(fabric, ranks=None):
     Returns
     -------
     float
-        Seconds.
+        Seconds, there and back.
 
     Examples
     --------
@@ -1546,6 +1546,21 @@ def communicator_channels(fabric, ranks=None, runtime="nccl"):
     follows from the count (point-to-point batches, the split over channels) can then be
     faster, as in NCCL itself.
 
+    Parameters
+    ----------
+    fabric : fabric.Fabric
+    ranks : sequence of int or str, optional
+        The communicator's chips (ranks or names); default every rank.
+    runtime : str or fabric.Runtime
+        An NCCL runtime (``"nccl"``, ``"nccl@2.21.5"``).
+
+    Returns
+    -------
+    tuple of int
+        ``(nChannels, p2pnChannels)``.
+
+    Examples
+    --------
     >>> import topologies
     >>> f = topologies.build("gb200-nvl72")
     >>> communicator_channels(f), communicator_channels(f.without(links=[("chip0", "sw0")]))

@@ -48,6 +48,16 @@ def scale_links(f, bandwidth=1.0, latency=1.0):
     (:attr:`fabric.Fabric.intact`, what :func:`analysis.bill_of_materials` prices) is
     scaled by the same factors. Its name says what was scaled.
 
+    Parameters
+    ----------
+    f : fabric.Fabric
+    bandwidth, latency : float
+        Factors, finite and > 0, on every link's bytes/s and seconds.
+
+    Returns
+    -------
+    fabric.Fabric
+
     Examples
     --------
     >>> import topologies

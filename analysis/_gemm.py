@@ -161,6 +161,17 @@ def gemm_compute_efficiency(generation, math, kind):
     (``"dense"`` or ``"grouped"``) in math format ``math`` on a chip of ``generation``, or
     ``None`` where none is published (the decode model then uses 1).
 
+    Parameters
+    ----------
+    generation : str or None
+        The chip's GPU generation (``"hopper"``, ``"blackwell"``); None: no figure.
+    math : str
+        The GEMM's math format (``"bf16"``, ``"fp8"``, ``"fp4"``, ...).
+    kind : str
+        ``"dense"`` or ``"grouped"``.
+
+    Examples
+    --------
     >>> gemm_compute_efficiency("hopper", "fp8", "grouped").name
     'gemm.compute_efficiency.hopper.fp8.grouped'
     >>> gemm_compute_efficiency("hopper", "bf16", "dense") is None
@@ -218,6 +229,20 @@ def grouped_gemm_efficiency(generation, math, rows):
     :data:`GROUPED_GEMM_EFFICIENCY_BY_ROWS`, the end figures outside them; ``None`` where
     none is published. Time per group ``~ rows / efficiency`` still grows with ``rows``.
 
+    Parameters
+    ----------
+    generation, math : str
+        As for :func:`gemm_compute_efficiency`.
+    rows : float
+        Rows per group (tokens per expert), > 0.
+
+    Returns
+    -------
+    float or None
+        A fraction of the format's peak FLOP/s.
+
+    Examples
+    --------
     >>> [round(grouped_gemm_efficiency("hopper", "fp8", m), 3) for m in (64, 256, 384, 1024, 4096)]
     [0.449, 0.449, 0.476, 0.561, 0.561]
     >>> grouped_gemm_efficiency("blackwell", "fp4", 256) is None
@@ -348,6 +373,22 @@ def grouped_gemm_rate(chip, math, rows):
     groups, that time linear in ``rows`` between the table's rows (never less at more rows),
     the last row's rate above; ``None`` below the table's first row or where none is published.
 
+    Parameters
+    ----------
+    chip : str or fabric.ChipSpec
+        The chip (``"b200"``, ``"h200"`` ...; :func:`fabric.chip_spec` reads it).
+    math : str
+        The math format.
+    rows : float
+        Rows per group (tokens per expert).
+
+    Returns
+    -------
+    float or None
+        FLOP/s.
+
+    Examples
+    --------
     >>> [round(grouped_gemm_rate("b200", "fp4", m) / 1e12, 1) for m in (16, 24, 96, 512, 4096)]
     [150.2, 217.9, 757.5, 1221.5, 1221.5]
     >>> grouped_gemm_rate("b200", "fp4", 15.9) is None
@@ -360,6 +401,7 @@ def grouped_gemm_rate(chip, math, rows):
     if not is_finite(rows) or not rows >= 0:
         raise error_for(rows, f"rows per group must be a number >= 0, got {show_value(rows)}")
     rows = float(rows)
+    chip = chip_spec(chip).name        # a ChipSpec or a misspelt name was 'none published'
     table = GROUPED_GEMM_TIME_BY_ROWS.get((chip, math))
     if table is None or rows < table[0][0]:
         return None

@@ -1407,6 +1407,22 @@ def pull_rounds(nbytes, threads, vector):
     """Dependent steps of one thread block pulling ``nbytes`` with ``threads`` threads
     that each load ``vector`` bytes per step: ``ceil(nbytes / (threads x vector))``.
 
+    Parameters
+    ----------
+    nbytes : int
+        Bytes the block pulls.
+    threads : int
+        Threads of the block.
+    vector : int
+        Bytes each thread loads per step.
+
+    Returns
+    -------
+    int
+        Dependent steps.
+
+    Examples
+    --------
     >>> pull_rounds(7168 * 2, 256, 16)          # a BF16 DeepSeek-V3 token
     4
     >>> pull_rounds(1, 256, 16), pull_rounds(4096, 256, 16), pull_rounds(4097, 256, 16)

@@ -773,6 +773,22 @@ def eager_pass_seconds(kernel_seconds, *, launch=LAUNCH_OVERHEAD.value, repeat=1
     :func:`analysis.decode_step` charges without graphs is the bound where the host cannot
     run ahead. ``launch``: :data:`analysis.LAUNCH_OVERHEAD`, decode's figure per launch.
 
+    Parameters
+    ----------
+    kernel_seconds : sequence of float
+        Each kernel's device time in seconds, in stream order.
+    launch : float
+        Seconds of host time per launch.
+    repeat : int
+        Times the sequence runs (layers).
+
+    Returns
+    -------
+    float
+        Seconds of the whole pass.
+
+    Examples
+    --------
     >>> round(eager_pass_seconds([1e-3, 0.0, 1e-3], launch=4e-6) * 1e6, 6)
     2004.0
     >>> round(eager_pass_seconds([0.0, 0.0], launch=4e-6, repeat=3) * 1e6, 6)
@@ -1407,6 +1423,22 @@ def vllm_graph_batch(batch, *, max_num_seqs, max_batched_tokens=VLLM_MAX_BATCHED
     default capture sizes (:data:`VLLM_MAX_CUDAGRAPH_SIZE`) that holds it, the padded rows
     computed with the real ones; None when ``batch`` is above the largest (no graph).
 
+    Parameters
+    ----------
+    batch : int
+        Sequences in the step.
+    max_num_seqs : int
+        vLLM's ``--max-num-seqs``, which caps its capture sizes.
+    max_batched_tokens : int
+        vLLM's ``--max-num-batched-tokens`` (tokens per step), which caps them too.
+
+    Returns
+    -------
+    int or None
+        Rows the graph runs.
+
+    Examples
+    --------
     >>> [vllm_graph_batch(b, max_num_seqs=64) for b in (1, 3, 5, 9, 63, 64, 128, 129)]
     [1, 4, 8, 16, 64, 64, 128, None]
     >>> vllm_graph_batch(300, max_num_seqs=1024), vllm_graph_batch(9, max_num_seqs=5)
@@ -1846,6 +1878,22 @@ def expected_cycles(osl, draft_length, acceptance):
     x2.95 at osl 1, +0.12% at osl 1024 for k = 3, a = 0.8). Exact up to
     :data:`_EXACT_CYCLES_UP_TO` tokens, then ``1 / E`` per token.
 
+    Parameters
+    ----------
+    osl : int
+        Output tokens of the request, >= 0.
+    draft_length : int
+        Drafted tokens per cycle (``k``), >= 0.
+    acceptance : float
+        Probability each draft token is accepted (``a``), in [0, 1].
+
+    Returns
+    -------
+    float
+        Cycles (target-model steps).
+
+    Examples
+    --------
     >>> expected_cycles(1, 3, 0.8), expected_cycles(8, 0, 0.5)
     (1.0, 8.0)
     >>> round(expected_cycles(1024, 3, 0.8), 2)
@@ -2900,6 +2948,20 @@ def pareto_front(points, x="tokens_per_s_user", y="tokens_per_s_gpu"):
     Sorted by ``x`` descending (so ``y`` ascends along the result); of equal points the
     first is kept. Points are objects with those attributes, or mappings.
 
+    Parameters
+    ----------
+    points : iterable
+        Objects with attributes ``x`` and ``y``, or mappings with those keys.
+    x, y : str
+        The two figures to maximise (default: tokens/s per user and per GPU).
+
+    Returns
+    -------
+    list
+        The frontier's points, as given.
+
+    Examples
+    --------
     >>> pts = [{"x": 1, "y": 5}, {"x": 2, "y": 4}, {"x": 2, "y": 3}, {"x": 0, "y": 5}]
     >>> pareto_front(pts, "x", "y")
     [{'x': 2, 'y': 4}, {'x': 1, 'y': 5}]

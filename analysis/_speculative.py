@@ -73,6 +73,22 @@ def speculative_speedup(draft_length, acceptance, draft_cost):
 
     ``draft_cost`` is ``c``: the draft's time per token over the target's step time.
 
+    Parameters
+    ----------
+    draft_length : int
+        Draft tokens per cycle (``k``), >= 0.
+    acceptance : float
+        Probability each draft token is accepted (``a``), in [0, 1].
+    draft_cost : float
+        ``c``, a ratio of times (>= 0).
+
+    Returns
+    -------
+    float
+        The expected speedup over plain decoding.
+
+    Examples
+    --------
     >>> speculative_speedup(0, 0.5, 0.1)
     1.0
     """

@@ -44,20 +44,15 @@ NO_EXAMPLE_YET = {
 #: a function outside it lacks one (a new function, or a keyword added without its entry).
 NO_PARAMETERS_YET = {
     "analysis.applicable_algorithms", "analysis.best_decode_layout", "analysis.busiest_token",
-    "analysis.candidate_layouts", "analysis.communicator_channels", "analysis.cost_sizes",
-    "analysis.draw_scaling", "analysis.eager_pass_seconds", "analysis.engine_collective",
-    "analysis.expected_active_experts", "analysis.expected_cycles", "analysis.failure_cost",
-    "analysis.gemm_compute_efficiency", "analysis.grouped_gemm_efficiency",
-    "analysis.grouped_gemm_rate", "analysis.idle_chips", "analysis.instance_chips",
-    "analysis.moe_module_parameters", "analysis.moe_module_time", "analysis.pareto_front",
-    "analysis.plot_collective_sweep", "analysis.plot_failure_cost",
+    "analysis.candidate_layouts", "analysis.cost_sizes", "analysis.draw_scaling",
+    "analysis.engine_collective", "analysis.expected_active_experts", "analysis.failure_cost",
+    "analysis.idle_chips", "analysis.instance_chips", "analysis.moe_module_parameters",
+    "analysis.moe_module_time", "analysis.plot_collective_sweep", "analysis.plot_failure_cost",
     "analysis.plot_link_utilization", "analysis.plot_ratio", "analysis.plot_stacked_bars",
-    "analysis.plot_tornado", "analysis.prefill_gemm_efficiency", "analysis.pull_rounds",
-    "analysis.reach_distribution", "analysis.scale_links", "analysis.scaling_study",
-    "analysis.serving_cost", "analysis.serving_frontier", "analysis.serving_point",
-    "analysis.single_user_speed", "analysis.speculative_speedup", "analysis.step_kernel_lists",
+    "analysis.plot_tornado", "analysis.prefill_gemm_efficiency", "analysis.reach_distribution",
+    "analysis.scaling_study", "analysis.serving_cost", "analysis.serving_frontier",
+    "analysis.serving_point", "analysis.single_user_speed", "analysis.step_kernel_lists",
     "analysis.traffic", "analysis.vllm_all_reduce", "analysis.vllm_all_reduce_kernel",
-    "analysis.vllm_graph_batch",
 }
 _SECTION = re.compile(r"^Parameters\n-+\n(.*?)(?=^\S[^\n]*\n-+\n|\Z)", re.DOTALL | re.MULTILINE)
 

@@ -149,3 +149,14 @@ def test_build_names_what_a_spec_may_be(spec):
     with pytest.raises(TypeError, match=r"^spec must be a str \(a spec or a preset's name\) or "
                                         r"a fabric\.Fabric, got "):
         topologies.build(spec)
+
+
+def test_grouped_gemm_rate_reads_its_chip():
+    # a ChipSpec or a misspelt name was 'none published' (None), silently: the decode step
+    # would then price the experts by the roofline instead of the measured rate
+    import analysis
+
+    assert analysis.grouped_gemm_rate(fabric.chip_spec("b200"), "fp4", 96) == \
+        analysis.grouped_gemm_rate("b200", "fp4", 96) > 0
+    with pytest.raises(fabric.SpecError, match="^unknown chip 'b2000'"):
+        analysis.grouped_gemm_rate("b2000", "fp4", 96)
