@@ -1182,6 +1182,24 @@ def expected_active_experts(experts, k, tokens, skew=0.0):
 
     Uniform routing: ``E (1 - (1 - k/E)^T)``; see :func:`expert_activation` for skew.
 
+    Parameters
+    ----------
+    experts : int
+        Routed experts (``E``).
+    k : int
+        Experts per token.
+    tokens : int
+        Tokens routed (``T``).
+    skew : float
+        Routing skew, >= 0 (0: uniform; :func:`expert_activation`).
+
+    Returns
+    -------
+    float
+        Experts.
+
+    Examples
+    --------
     >>> expected_active_experts(384, 8, 1000) <= 384
     True
     """
@@ -1711,6 +1729,22 @@ def instance_chips(fabric, chips, *, equal_domains=False, tp=1):
     that cannot reach each other, and costing the step's collectives raises RoutingError
     naming it (:func:`decode_step`; the serving search skips the layout with that reason).
 
+    Parameters
+    ----------
+    fabric : fabric.Fabric
+        Intact or degraded.
+    chips : int
+        Chips of the instance, in ``[1, live chips]``.
+    equal_domains : bool
+        The same number of chips in every load/store domain the instance spans.
+    tp : int
+        The attention tensor-parallel group's chips.
+
+    Returns
+    -------
+    tuple of int
+        Positions in ``fabric.endpoints``.
+
     Raises
     ------
     SpecError
@@ -2045,6 +2079,22 @@ def idle_chips(fabric, chips, *, equal_domains=False, tp=1):
     search; on a fabric too large or too damaged for it, copies placed one at a time,
     which fit: then the count is an upper bound on the idle chips, :func:`_most_cliques`).
 
+    Parameters
+    ----------
+    fabric : fabric.Fabric
+        Intact or degraded.
+    chips : int
+        Chips per instance.
+    equal_domains, tp
+        As for :func:`instance_chips`.
+
+    Returns
+    -------
+    int
+        Chips.
+
+    Examples
+    --------
     >>> import topologies
     >>> idle_chips(topologies.build("switch:8,chip=b200").without(chips=["chip3"]), 4)
     3
@@ -2262,6 +2312,26 @@ def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm=
       ``algorithm`` asked for: a caller's explicit choice wins over the engine's dispatch;
       vLLM's tables list no other chip generation).
 
+    Parameters
+    ----------
+    engine : str or None
+        ``"vllm"``, ``"sglang"``, ``"trtllm"``, or None (the generic kernel list).
+    chip : fabric.ChipSpec or None
+        The step's chip (its generation decides vLLM's tables).
+    collective : callable, optional
+        A cost function to use as it is.
+    runtime : str or fabric.Runtime, optional
+        A collective runtime the caller asked for.
+    algorithm : str
+        A collective algorithm the caller asked for (``"auto"``: none).
+
+    Returns
+    -------
+    callable
+        ``(fabric, op, nbytes, **kw) -> CollectiveCost``.
+
+    Examples
+    --------
     >>> from fabric import chip_spec
     >>> engine_collective("vllm", chip_spec("h200")).__name__
     'vllm_all_reduce'

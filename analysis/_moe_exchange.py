@@ -543,6 +543,22 @@ def reach_distribution(experts, k, ep, nodes, routing="uniform"):
     :func:`expert_reach`'s ``ep x p_rank`` and, for the remote count, ``(ep - 1) x p_rank``
     under the symmetric routings.
 
+    Parameters
+    ----------
+    experts : int
+        Routed experts, spread evenly over the ranks.
+    k : int
+        Experts each token picks (top-k).
+    ep : int
+        Expert-parallel ranks.
+    nodes : int
+        Nodes the ranks span (for ``"node-limited"``).
+    routing : str
+        ``"uniform"``, ``"node-limited[:M]"``, ``"balanced"`` or ``"grouped"``
+        (:func:`parse_routing`).
+
+    Examples
+    --------
     >>> all_, remote = reach_distribution(16, 2, 4, 1)
     >>> [round(p, 4) for p in all_]              # 2 experts: 1 rank (4 x C(4,2)/C(16,2))
     [0.0, 0.2, 0.8]
@@ -653,6 +669,22 @@ def busiest_token(experts, k, ep, nodes, routing, tokens, sources=1):
     the per-token floors of a phase (the slot atomics per destination rank, the remote
     copies at one block's rate) are charged for the busiest token, not the average one.
 
+    Parameters
+    ----------
+    experts, k, ep, nodes, routing
+        As for :func:`reach_distribution`.
+    tokens : int or sequence of int
+        Tokens on each source rank, or each EP rank's own count.
+    sources : int, sequence of int or None
+        Source ranks (a count, or their positions); None with a list of counts.
+
+    Returns
+    -------
+    tuple of float
+        Ranks, own included and not.
+
+    Examples
+    --------
     >>> busiest_token(256, 8, 16, 1, "balanced", 1)   # token 0: ranks r..r+7, own included
     (8.0, 7.0)
     >>> busiest_token(256, 8, 16, 1, "balanced", 2)   # token 1: ranks r+8..r+15
