@@ -2753,6 +2753,26 @@ def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, t
     runs in FP8, and the NVFP4 linears' own input quantization (:data:`TRTLLM_FP4_REQUANT`)
     where the chip runs NVFP4 on FP4 tensor cores.
 
+    Parameters
+    ----------
+    model : str or MoEModel
+    chip : str or fabric.ChipSpec
+    engine : str
+        ``"trtllm"`` (the default), ``"vllm"`` or ``"sglang"``.
+    cuda_graphs : bool
+        False: the eager lists.
+    tp : int
+        Attention tensor-parallel ranks.
+    tokens : int
+        Tokens a rank runs in the step.
+
+    Returns
+    -------
+    dict
+        Block name -> tuple of kernel names, in launch order.
+
+    Examples
+    --------
     >>> lists = step_kernel_lists("deepseek-r1", "h200", tp=8)
     >>> lists["mla"][:2], lists["moe_ffn"][4:6]
     (('fp8_input_quant', 'fuse_a_gemm'), ('expert_maps', 'expert_expand'))

@@ -163,6 +163,21 @@ def best_decode_layout(model, f, *, batch, context, tps=None, ep=None, **options
     decode places an instance on the chips left; ``dp = ep / tp``, experts over the
     same chips). An ``ep`` given that needs a cut-off chip is costed, and refused there.
 
+    Parameters
+    ----------
+    model : str or MoEModel
+    f : fabric.Fabric
+    batch : int
+        Sequences decoded per step.
+    context : int
+        Tokens of context per sequence.
+    tps : sequence of int, optional
+        Tensor-parallel sizes to try.
+    ep : int, optional
+        Chips used.
+    **options
+        Passed to :func:`decode_step`.
+
     Returns
     -------
     (DecodeStep, list of (str, float))

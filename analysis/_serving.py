@@ -243,6 +243,24 @@ def prefill_gemm_efficiency(chip, math, part, efficiency=None):
     :func:`analysis.gemm_compute_efficiency`); else 1, the roofline (none is published:
     BF16 anywhere, Blackwell's formats, the attention scores), an optimistic bound.
 
+    Parameters
+    ----------
+    chip : fabric.ChipSpec
+    math : str
+        The GEMM's math format.
+    part : str
+        The model part (``"experts"``, ``"attention"``, ...: a key of
+        :data:`PREFILL_GEMM_KIND`).
+    efficiency : float, optional
+        One fraction for every GEMM, in (0, 1].
+
+    Returns
+    -------
+    float
+        A fraction of the format's peak FLOP/s.
+
+    Examples
+    --------
     >>> from fabric import chip_spec
     >>> round(prefill_gemm_efficiency(chip_spec("h200"), "fp8", "experts"), 3)
     0.656
@@ -433,6 +451,27 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
     chip from it too (chip and host power plus the network's share: IT power, no
     cooling or facility overhead, so lower than the table's all-in figures).
 
+    Parameters
+    ----------
+    fabric : fabric.Fabric
+    tier : str
+        An ownership tier of :data:`TCO`: ``"own-hyperscaler"``, ``"own-neocloud"`` or
+        ``"rent-3yr"``.
+    gpu : str, optional
+        A key of :data:`TCO`; default the fabric's chip.
+    chip_price : float, optional
+        US dollars per chip, as above.
+    kw_per_gpu : float, optional
+        Kilowatts per chip.
+
+    Returns
+    -------
+    tuple
+        US dollars per GPU-hour, kilowatts per GPU, the :class:`fabric.Parameter` objects
+        used, and a sentence saying how.
+
+    Examples
+    --------
     >>> import topologies
     >>> usd, kw, _, how = serving_cost(topologies.build("dgx-h100"))
     >>> usd, kw, how
@@ -1667,6 +1706,22 @@ def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTIO
     (``tp=n,dp=1,etp=n``: vLLM's "TP=n" without expert parallelism). Ordered by
     ``n``, then ``tp``, the expert-split layout last.
 
+    Parameters
+    ----------
+    model : str or MoEModel
+    fabric : fabric.Fabric
+        Intact or degraded.
+    chip : str or fabric.ChipSpec, optional
+        Default: the fabric's chip.
+    usable_hbm : float
+        Fraction of each chip's HBM the weights may take, in (0, 1].
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
     >>> import topologies
     >>> node = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
     >>> candidate_layouts("kimi-k2", node)
@@ -3368,6 +3423,26 @@ def single_user_speed(model, fabric, *, isl=1024, osl=1024, layouts=None,
     setting; the fastest point, with its per-token time split into weights read, KV
     read, compute, launch or graph overhead, communication and drafting.
 
+    Parameters
+    ----------
+    model : str or MoEModel
+    fabric : fabric.Fabric
+    isl, osl : int
+        Input and output tokens of the request.
+    layouts : sequence of str, optional
+        Default: :func:`candidate_layouts`.
+    speculative : sequence of (int, float)
+        ``(draft_length, acceptance)`` settings tried.
+    **kwargs
+        Passed to :func:`serving_point`.
+
+    Returns
+    -------
+    SingleUserSpeed
+        The best point's tokens/s, its per-token time in seconds and its shares.
+
+    Examples
+    --------
     >>> import topologies
     >>> f = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
     >>> s = single_user_speed("kimi-k2", f, speculative=((0, 0.0),))
