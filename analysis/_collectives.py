@@ -707,6 +707,18 @@ def _lower_bound(fabric, op, n, idx, plan, in_network, traffic, overlap):
 def applicable_algorithms(fabric, op, ranks=None, transport=None, traffic=None):
     """Algorithms of ``op`` that apply to this fabric, group and transport.
 
+    Parameters
+    ----------
+    fabric : fabric.Fabric
+    op : str
+        The operation (:func:`normalize_op` reads it).
+    ranks : sequence of int or str, optional
+        The group (ranks or names); default every rank.
+    transport : str, optional
+        ``"loadstore"``, ``"rdma"`` or None (the fabric's native one).
+    traffic : array-like, optional
+        An all-to-allv's bytes matrix, for that operation.
+
     Returns
     -------
     dict

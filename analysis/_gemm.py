@@ -513,6 +513,28 @@ def moe_module_time(chip, math, shape, etp, ep, tokens, backend="cutlass"):
     measured counts; None where nothing was measured (another chip, format, backend, shape or
     layout, ``tokens`` outside 1-384).
 
+    Parameters
+    ----------
+    chip : str
+        The chip's name (``"b200"``, ``"h200"``, ``"gb200"``).
+    math : str
+        The experts' math format.
+    shape : tuple of int
+        ``(hidden, expert width, routed experts, experts per token)``.
+    etp, ep : int
+        Expert tensor- and expert-parallel ranks.
+    tokens : float
+        Tokens entering the rank's MoE.
+    backend : str
+        ``"cutlass"`` or ``"trtllm"`` (:data:`MOE_BACKENDS`).
+
+    Returns
+    -------
+    float or None
+        Seconds.
+
+    Examples
+    --------
     >>> ds = (7168, 2048, 256, 8)
     >>> round(moe_module_time("gb200", "fp4", ds, 4, 2, 4, backend="trtllm") * 1e6, 1)
     39.4
@@ -531,6 +553,17 @@ def moe_module_parameters(chip, math, shape, etp, ep, tokens, backend="cutlass")
     """The measurements :func:`moe_module_time` read for these arguments, as Parameters (the
     two measured counts around ``tokens``, or the one at it); ``()`` where it reads none.
 
+    Parameters
+    ----------
+    chip, math, shape, etp, ep, tokens, backend
+        As for :func:`moe_module_time`.
+
+    Returns
+    -------
+    tuple of fabric.Parameter
+
+    Examples
+    --------
     >>> [p.name for p in moe_module_parameters("h200", "fp8", (7168, 2048, 256, 8), 2, 4, 3)]
     ['gemm.moe_module_time.h200.fp8.cutlass.etp2.ep4.t2', 'gemm.moe_module_time.h200.fp8.cutlass.etp2.ep4.t4']
     """

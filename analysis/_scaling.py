@@ -397,6 +397,23 @@ def draw_scaling(rows, metric, ax=None, legend=True, dodge=False):
     lines staying through the true points. It lays the figure out, so only the figure's
     last drawing may ask for it: the report, which draws several panels, calls
     ``dodge_markers`` once on its whole figure instead.
+
+    Parameters
+    ----------
+    rows : iterable of mapping
+        The scaling study's rows (:func:`scaling_study`).
+    metric : str
+        The row key plotted.
+    ax : matplotlib.axes.Axes, optional
+        The axes drawn on; default a new figure's.
+    legend : bool
+        Draw the legend.
+    dodge : bool
+        As above.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
     """
     from matplotlib.ticker import FuncFormatter
 
