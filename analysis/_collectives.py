@@ -1797,6 +1797,15 @@ def cost_sizes(fabric, op, sizes, algorithm="auto", runtime="nccl", ranks=None, 
     routed once per fabric, group and transport (cached on the fabric) and
     every size only rescales it.
 
+    Parameters
+    ----------
+    sizes : sequence of float
+        Bytes per rank, one result each (as :func:`cost` reads ``nbytes``).
+    fabric, op, algorithm, runtime, ranks, transport, overlap, ops_per_launch
+        As for :func:`cost`.
+    devices_per_process, iterations, blocking
+        As for :func:`cost`.
+
     Returns
     -------
     list of CollectiveCost

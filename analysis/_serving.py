@@ -2147,6 +2147,28 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
     instance), one ``layout`` and one speculative setting (``draft_length``,
     ``acceptance``: default :data:`MTP_ACCEPTANCE`).
 
+    Parameters
+    ----------
+    model, fabric, isl, osl, draft_cost, mode, definition, prefill_efficiency, usable_hbm
+        As for :func:`serving_frontier`.
+    context, micro_batches, adp_balance, max_batched_tokens, kv_inflow
+        As for :func:`serving_frontier`.
+    batch : int
+        Users (concurrent requests) per instance.
+    layout : str or Layout, optional
+        Default: ``tp=1`` over every chip of the fabric (:func:`parse_layout`).
+    draft_length : int
+        Drafted tokens per cycle, >= 0.
+    acceptance : float, optional
+        Probability each draft token is accepted.
+    **decode_kwargs
+        Passed to :func:`analysis.decode_step`.
+
+    Returns
+    -------
+    ServingPoint
+        Tokens/s per user and per GPU, the per-token time in seconds and its parts.
+
     >>> import topologies
     >>> f = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
     >>> p = serving_point("kimi-k2", f, isl=1024, osl=1024, batch=8, layout="tp=8")
@@ -3110,6 +3132,8 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         Users per instance to try; default per layout: powers of two up to the
         largest batch whose KV cache fits, and that largest batch, thinned to
         ``n_batches`` values.
+    n_batches : int
+        Batches per layout in the default grid, >= 2.
     layouts : sequence, optional
         Layouts to try; default :func:`candidate_layouts` (the search space).
     speculative : sequence of (draft_length, acceptance)
