@@ -39,7 +39,7 @@ import math
 import numpy as np
 
 from fabric import MEDIA, Parameter, SpecError, chip_power, hardware_costs, rack_chips
-from fabric._units import error_for, is_real
+from fabric._units import error_for, is_finite, show_value
 
 __all__ = ["BillOfMaterials", "bill_of_materials"]
 
@@ -234,9 +234,9 @@ def bill_of_materials(f, book="street-2026", *, rack_chips_factor=1.0):
                             f"marked degraded without the fabric it was made from; price the "
                             f"intact fabric")
         return bill_of_materials(f.intact, book, rack_chips_factor=rack_chips_factor)
-    if not (is_real(rack_chips_factor) and 0 < rack_chips_factor < math.inf):
+    if not (is_finite(rack_chips_factor) and rack_chips_factor > 0):    # 10**5000: is finite
         raise error_for(rack_chips_factor, f"rack_chips_factor must be a positive number, got "
-                                           f"{rack_chips_factor!r}")
+                                           f"{show_value(rack_chips_factor)}")
     rack_chips_factor = float(rack_chips_factor)    # a Fraction has no :g format below
     book = hardware_costs(book)
     G = f.graph

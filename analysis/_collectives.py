@@ -99,10 +99,9 @@ from fabric._units import (
     check_count,
     check_number,
     flag_of,
-    is_bool,
     is_finite,
     is_real,
-    kind_of,
+    kind_error,
     show_value,
 )
 
@@ -320,15 +319,14 @@ def read_nbytes(nbytes):
     if isinstance(nbytes, str):
         nbytes = parse_size(nbytes)
     if not is_real(nbytes):
-        raise TypeError(f"nbytes must be a number of bytes, got {show_value(nbytes)} "
-                        f"({kind_of(nbytes)})")
+        raise kind_error(nbytes, "nbytes", "a number of bytes")
     if type(nbytes).__module__ == "numpy":
         nbytes = nbytes.item()      # np.float16: comparing it with MAX_BYTES overflows, warning
     if not is_finite(nbytes) or nbytes <= 0:      # 10**400: no OverflowError
-        raise ValueError(f"nbytes must be a finite size > 0 bytes, got nbytes={nbytes!r}")
+        raise ValueError(f"nbytes must be a finite size > 0 bytes, got nbytes={show_value(nbytes)}")
     if nbytes < 1:
         raise ValueError(f"nbytes must be at least 1 byte (a size in bytes: no collective "
-                         f"moves part of one), got nbytes={nbytes!r}")
+                         f"moves part of one), got nbytes={show_value(nbytes)}")
     _check_max_bytes(nbytes, "nbytes")
     return float(nbytes)
 
@@ -336,7 +334,7 @@ def read_nbytes(nbytes):
 def _check_max_bytes(nbytes, what):
     if nbytes > MAX_BYTES:
         raise SpecError(f"{what} must be at most 2**63 - 1 bytes (an int64), as for an "
-                         f"access (route, latency), got {nbytes!r:.60}")
+                         f"access (route, latency), got {show_value(nbytes)}")
 
 
 def _transport_spec(transport):
@@ -941,9 +939,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     ops_per_launch, devices_per_process, iterations = (check_count(v, name, 1) for name, v in (
         ("ops_per_launch", ops_per_launch), ("devices_per_process", devices_per_process),
         ("iterations", iterations)))
-    for name, v in (("overlap", overlap), ("blocking", blocking)):
-        if not is_bool(v):
-            raise TypeError(f"{name} must be True or False, got {v!r}")
+    overlap, blocking = flag_of(overlap, "overlap"), flag_of(blocking, "blocking")
     nodes, idx = resolve_ranks(fabric, ranks)
     p = len(nodes)
     if devices_per_process > p:

@@ -156,7 +156,7 @@ from fabric._units import (
     flag_of,
     is_finite,
     is_numeral,
-    kind_of,
+    kind_error,
     show_value,
 )
 
@@ -1100,14 +1100,14 @@ def expert_activation(experts, k, tokens, skew=0.0):
     """
     if not (is_finite(skew) and skew >= 0):
         # a bool is not an exponent (True read as 1), nor is a string
-        raise error_for(skew, f"skew must be a finite number >= 0, got skew={skew!r}")
+        raise error_for(skew, f"skew must be a finite number >= 0, got skew={show_value(skew)}")
     experts = check_count(experts, "experts", 1, "an integer >= 1 (routed experts)")
     if check_count(k, "k", 0, f"an integer between 0 and experts ({experts})") > experts:
         raise SpecError(f"k must be an integer between 0 and experts ({experts}), got k={k!r}")
     if not (is_finite(tokens) and tokens >= 0):
         # a negative count would make an expert more than certainly active
         raise error_for(tokens, f"tokens must be a finite number >= 0 (tokens routed), got "
-                                f"tokens={tokens!r}")
+                                f"tokens={show_value(tokens)}")
     experts, k = int(experts), int(k)
     check_length(experts, f"experts={experts!r}")        # one probability per expert
     if skew == 0:
@@ -1308,8 +1308,7 @@ def parse_layout(layout, n_chips):
     elif isinstance(layout, dict):
         values = dict(layout)
     else:
-        raise TypeError(f"layout must be a Layout, str, dict or None, got "
-                        f"{type(layout).__name__}")
+        raise kind_error(layout, "layout", "a Layout, str, dict or None")
     unknown = set(values) - set(keys)
     if unknown:
         raise SpecError(f"layout: unknown keys {sorted(unknown)}; allowed: tp, dp, ep, etp")
@@ -3271,8 +3270,8 @@ def _check_floors(kernel_floors):
     if kernel_floors is None:
         kernel_floors = {k: p.value for k, p in KERNEL_FLOORS.items()}
     if not hasattr(kernel_floors, "items"):     # a wrong kind (STYLE's rule; session 33)
-        raise TypeError(f"kernel_floors must be a mapping of kernel class to seconds or None, "
-                        f"got {show_value(kernel_floors)} ({kind_of(kernel_floors)})")
+        raise kind_error(kernel_floors, "kernel_floors",
+                         "a mapping of kernel class to seconds or None")
     classes = set(KERNEL_CLASSES.values())
     out = []
     for cls, val in sorted(kernel_floors.items()):

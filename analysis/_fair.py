@@ -29,7 +29,7 @@ Examples
 import math
 
 from fabric._schema import bandwidth_fault, latency_fault
-from fabric._units import check_count, error_for, is_finite
+from fabric._units import check_count, error_for, is_finite, show_value
 
 from ._bom import bill_of_materials
 
@@ -60,7 +60,7 @@ def scale_links(f, bandwidth=1.0, latency=1.0):
     for name, value in (("bandwidth", bandwidth), ("latency", latency)):
         if not (is_finite(value) and value > 0):
             raise error_for(value, f"{name} must be a positive finite factor, "
-                                   f"got {value!r}", ValueError)
+                                   f"got {show_value(value)}", ValueError)
     bandwidth, latency = float(bandwidth), float(latency)
     if bandwidth == 1.0 and latency == 1.0:
         return f
@@ -122,7 +122,7 @@ def equalize(f, target, basis="cost", book="street-2026"):
         raise ValueError(f"basis must be one of {_BASES}, got {basis!r}")
     if not (is_finite(target) and target > 0):
         raise error_for(target, f"target must be a positive finite {basis} per "
-                                f"chip, got {target!r}", ValueError)
+                                f"chip, got {show_value(target)}", ValueError)
     target = float(target)      # a numpy float16 or float32 computes as the number it is
     c1 = _per_chip(f, basis, book)
     c2 = _per_chip(scale_links(f, 2.0), basis, book)

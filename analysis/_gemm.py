@@ -62,7 +62,7 @@ True
 import itertools
 
 from fabric import GENERATIONS, MATH_FORMATS, Parameter, SpecError, chip_spec
-from fabric._units import error_for, is_finite
+from fabric._units import error_for, is_finite, show_value
 
 from ._gemm_measured import lower_envelope
 from ._models import WEIGHT_FORMATS
@@ -225,7 +225,7 @@ def grouped_gemm_efficiency(generation, math, rows):
     """
     _check_format(generation, math)
     if not is_finite(rows) or not rows >= 0:
-        raise error_for(rows, f"rows per group must be a number >= 0, got {rows!r}")
+        raise error_for(rows, f"rows per group must be a number >= 0, got {show_value(rows)}")
     rows = float(rows)      # a numpy float32 computes as the number it is
     table = GROUPED_GEMM_EFFICIENCY_BY_ROWS.get((generation, math))
     if table is None:
@@ -358,7 +358,7 @@ def grouped_gemm_rate(chip, math, rows):
     if math not in MATH_FORMATS:
         raise SpecError(f"math format must be one of {MATH_FORMATS}, got {math!r}")
     if not is_finite(rows) or not rows >= 0:
-        raise error_for(rows, f"rows per group must be a number >= 0, got {rows!r}")
+        raise error_for(rows, f"rows per group must be a number >= 0, got {show_value(rows)}")
     rows = float(rows)
     table = GROUPED_GEMM_TIME_BY_ROWS.get((chip, math))
     if table is None or rows < table[0][0]:
@@ -454,7 +454,7 @@ def _module_key(chip, math, backend, shape, etp, ep, tokens):
     if math not in MATH_FORMATS:
         raise SpecError(f"math format must be one of {MATH_FORMATS}, got {math!r}")
     if not is_finite(tokens) or not tokens >= 0:
-        raise error_for(tokens, f"tokens must be a number >= 0, got {tokens!r}")
+        raise error_for(tokens, f"tokens must be a number >= 0, got {show_value(tokens)}")
     key = (_MOE_MODULE_CHIPS.get(chip), math, backend)
     env = _MOE_MODULE_ENVELOPES.get((key, (etp, ep)))
     if env is None or tuple(shape) != MEASURED_MOE_SHAPE or not env[0][0] <= tokens <= env[-1][0]:

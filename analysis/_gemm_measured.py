@@ -37,7 +37,7 @@ faster than 1.2.0rc5's is named in each Parameter.
 import bisect
 
 from fabric import Parameter, SpecError
-from fabric._units import error_for, is_real
+from fabric._units import error_for, is_real, show_value
 
 __all__ = [
     "MLA_BMM_SHAPE",
@@ -204,7 +204,7 @@ def _check_rows(m):
     """``m`` as a float (a numpy float32 computes as the number it is) if it is a number of
     rows >= 1, else a SpecError."""
     if not is_real(m) or not m >= 1:
-        raise error_for(m, f"m must be a number of rows >= 1, got {m!r}")
+        raise error_for(m, f"m must be a number of rows >= 1, got {show_value(m)}")
     return float(m)
 
 

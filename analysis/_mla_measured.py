@@ -26,7 +26,7 @@ kernel), under ``benchmark_with_power`` (a CUDA graph; on SM90 with ``enable_fla
 import bisect
 
 from fabric import Parameter
-from fabric._units import error_for, is_finite
+from fabric._units import error_for, is_finite, show_value
 
 from ._gemm_measured import lower_envelope
 
@@ -404,7 +404,7 @@ def mla_generation_time(chip, heads, kv_lora_rank, rope_dim, kv_bytes, batch, co
     """
     for name, v in (("batch", batch), ("context", context)):
         if not is_finite(v) or not v >= 0:
-            raise error_for(v, f"{name} must be a number >= 0, got {v!r}")
+            raise error_for(v, f"{name} must be a number >= 0, got {show_value(v)}")
     batch, context = float(batch), float(context)   # a numpy float32 as the number it is
     table = _table(chip, kv_bytes, heads)
     if table is None or (kv_lora_rank, rope_dim) != MLA_GENERATION_SHAPE[1:]:
@@ -510,7 +510,7 @@ def mla_context_time(chip, heads, kv_lora_rank, rope_dim, kv_bytes, isl):
     15.17
     """
     if not is_finite(isl) or not isl >= 1:
-        raise error_for(isl, f"isl must be a number of tokens >= 1, got {isl!r}")
+        raise error_for(isl, f"isl must be a number of tokens >= 1, got {show_value(isl)}")
     isl = float(isl)
     key = (_CONTEXT_CHIPS.get(chip), {2: "bf16", 1: "fp8"}.get(kv_bytes))
     env = _CONTEXT_ENVELOPES.get(key)

@@ -130,6 +130,7 @@ from fabric._units import (
     error_for,
     flag_of,
     is_finite,
+    kind_error,
     show_value,
     text_of,
 )
@@ -217,7 +218,7 @@ class WeightFormat:
             if not is_finite(v) or (v <= lo if lo is not None else v < 0):
                 rule = "> 0" if lo is not None else ">= 0"
                 raise error_for(v, f"weight format {self.name!r}: {f} must be a finite number "
-                                   f"{rule}, got {v!r}")
+                                   f"{rule}, got {show_value(v)}")
             object.__setattr__(self, f, float(v))     # np.float16 would compute as one
         object.__setattr__(self, "group", check_count(
             self.group, "group", 1, f"an integer >= 1 (weight format {self.name!r})"))
@@ -678,7 +679,7 @@ class MoEModel:
                             f"experts_per_token={self.experts_per_token}, "
                             f"routed_experts={self.routed_experts}")
         if not isinstance(self.attention, (MLA, GQA)):
-            raise TypeError(f"attention must be MLA or GQA, got {type(self.attention).__name__}")
+            raise kind_error(self.attention, "attention", "MLA or GQA")
         object.__setattr__(self, "hypothetical", flag_of(self.hypothetical, "hypothetical"))
         try:            # huge sizes: an int too large for a float, or inf - inf = nan below
             total = float(self.weight_bytes_total)

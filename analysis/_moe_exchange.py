@@ -263,6 +263,7 @@ from fabric._units import (
     is_numeral,
     is_real,
     items_of,
+    kind_error,
     kind_of,
     name_list,
     sequence_of,
@@ -327,9 +328,8 @@ def parse_routing(routing):
     if isinstance(routing, tuple):
         routing = routing[0] if routing[1] is None else f"{routing[0]}:{routing[1]}"
     if not isinstance(routing, str):
-        raise TypeError("routing must be a name such as 'node-limited:4', a node count, a pair "
-                        f"(name, M) or {{'max_nodes': M}}, got {show_value(routing)} "
-                        f"({kind_of(routing)})")
+        raise kind_error(routing, "routing", "a name such as 'node-limited:4', a node count, a "
+                         "pair (name, M) or {'max_nodes': M}")
     text = routing.strip().lower().replace("_", "-").replace("=", ":")
     name, _, arg = text.partition(":")
     if name in ("uniform", "balanced", "grouped") and not arg:
@@ -813,7 +813,7 @@ def _round_wait(experts, k, ep, nodes, routing, batches, tokens, trip, local):
         if name == "balanced":
             owns = [(-t * k) % ep for t in range(min(tokens, ep))]
         else:
-            owns = [_grouped_slots(k, ep, t).index(r) if r in _grouped_slots(k, ep, t) else -1
+            owns = [s.index(r) if r in (s := _grouped_slots(k, ep, t)) else -1
                     for r, c in enumerate(tokens) for t, _ in _grouped_tokens(k, ep, c)]
         for own in owns:
             peer = sum(1 for b in valid if any(s != own for s in b))
@@ -1083,7 +1083,8 @@ class MoEExchange:
 
 def _token_bytes(value, hidden, name):
     if not (is_finite(value) and value > 0):
-        raise error_for(value, f"{name} must be a number of bytes > 0, got {name}={value!r}")
+        raise error_for(value, f"{name} must be a number of bytes > 0, got "
+                               f"{name}={show_value(value)}")
     return float(value) * hidden if value <= _MAX_ELEMENT_BYTES else float(value)
 
 
@@ -1102,7 +1103,7 @@ def _resolve_ep(fabric, ep):
     listed = items_of(ep)
     if listed is None:
         if not is_int(ep):
-            raise TypeError(f"ep must be an int or a sequence of ranks, got {ep!r}")
+            raise kind_error(ep, "ep", "an int or a sequence of ranks")
         if not 1 <= ep <= fabric.n_endpoints:
             raise SpecError(f"ep must be between 1 and the {fabric.n_endpoints} ranks of "
                             f"{fabric.name}, got ep={ep}")
@@ -1542,7 +1543,7 @@ def check_background(nic_background):
     """
     if not (is_finite(nic_background) and nic_background >= 0):
         raise error_for(nic_background, f"nic_background must be bytes/s >= 0, got "
-                                        f"{nic_background!r}")
+                                        f"{show_value(nic_background)}")
     return float(nic_background)
 
 
@@ -1567,10 +1568,9 @@ def check_collective(collective):
                 hint = f"; a runtime by name is runtime={collective!r}"
             except (SpecError, TypeError):
                 pass
-        raise TypeError("collective must be a cost function like analysis.cost (called as "
-                        "collective(fabric, op, nbytes, **options), returning an object with "
-                        f".time in seconds) or None, got {collective!r} "
-                        f"({kind_of(collective)}){hint}")
+        raise kind_error(collective, "collective", "a cost function like analysis.cost (called "
+                         "as collective(fabric, op, nbytes, **options), returning an object "
+                         "with .time in seconds) or None", hint)
     return collective
 
 
@@ -1874,7 +1874,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         gap = analysis.GRAPH_KERNEL_OVERHEAD.value
         params = params + (analysis.GRAPH_KERNEL_OVERHEAD,)
     elif not (is_finite(kernel_gap) and kernel_gap >= 0):
-        raise error_for(kernel_gap, f"kernel_gap must be seconds >= 0, got {kernel_gap!r}")
+        raise error_for(kernel_gap, f"kernel_gap must be seconds >= 0, got "
+                                    f"{show_value(kernel_gap)}")
     else:
         gap = float(kernel_gap)
     gaps_d = max(kern.kernels[0] - 1, 0) * gap

@@ -39,6 +39,7 @@ from pathlib import Path
 
 from fabric import SpecError
 from fabric._system import file_name
+from fabric._units import kind_error
 
 from ._report_decode import decode_section
 from ._report_fair import (
@@ -128,7 +129,7 @@ def _build_fabrics(systems):
     fabrics = {}
     for name in systems:
         if not isinstance(name, str):
-            raise TypeError(f"a system is a preset name or spec string, got {name!r}")
+            raise kind_error(name, "a system", "a preset name or spec string")
         fabrics[name] = report_fabric(name)
     return fabrics
 

@@ -128,6 +128,9 @@ from fabric._units import (
     is_int,
     is_real,
     items_of,
+    kind_error,
+    sequence_of,
+    show_value,
 )
 
 from ._decode import (
@@ -251,8 +254,7 @@ def prefill_gemm_efficiency(chip, math, part, efficiency=None):
     if isinstance(chip, str):
         chip = chip_spec(chip)
     elif not hasattr(chip, "generation"):
-        raise SpecError(f"chip must be a chip name or a fabric.ChipSpec, got "
-                        f"{type(chip).__name__}")
+        raise kind_error(chip, "chip", "a chip name or a fabric.ChipSpec")
     if efficiency is not None:
         return check_fraction("efficiency", efficiency, 0, 1, lo_open=True,
                               tail=" or None (the published one)")
@@ -747,17 +749,11 @@ def eager_pass_seconds(kernel_seconds, *, launch=LAUNCH_OVERHEAD.value, repeat=1
     >>> round(eager_pass_seconds([0.0, 0.0], launch=4e-6, repeat=3) * 1e6, 6)
     24.0
     """
-    try:
-        ds = list(kernel_seconds)
-    except TypeError:
-        raise SpecError(f"kernel_seconds must be a sequence of seconds, got "
-                        f"{kernel_seconds!r}") from None
-    if any(not is_real(d) for d in ds):
-        # a bool is not a duration (True read as 1 s), nor is a string
-        raise SpecError(f"kernel_seconds must be numbers of seconds, got {kernel_seconds!r}")
-    ds = [float(d) for d in ds]
-    if any(not (math.isfinite(d) and d >= 0) for d in ds):
-        raise SpecError(f"kernel_seconds must be finite numbers of seconds >= 0, got {ds!r}")
+    # each time through the one number check, named by position: a bool is not a duration
+    # (True read as 1 s), nor a string (a wrong kind: TypeErrors since session 34), and
+    # 10**5000 raised float()'s bare OverflowError
+    ds = [check_number(f"kernel_seconds[{i}]", d, 0, " seconds") for i, d in
+          enumerate(sequence_of(kernel_seconds, "kernel_seconds", "seconds"))]
     launch = check_number("launch", launch, unit=" seconds")
     return _eager_makespan([(ds, check_count(repeat, "repeat", 1))], launch)
 
@@ -1463,8 +1459,7 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk, step_launch=0
     0.02
     """
     if not isinstance(prefill, PrefillTime):
-        raise SpecError(f"prefill must be a PrefillTime (analysis.prefill_time), got "
-                        f"{type(prefill).__name__}")
+        raise kind_error(prefill, "prefill", "a PrefillTime (analysis.prefill_time)")
     step_weights = check_number("step_weights", step_weights, unit=" seconds")
     step_compute = check_number("step_compute", step_compute, unit=" seconds")
     step_launch = check_number("step_launch", step_launch, unit=" seconds")
@@ -2860,14 +2855,14 @@ def pareto_front(points, x="tokens_per_s_user", y="tokens_per_s_gpu"):
             return p[key] if isinstance(p, dict) else getattr(p, key)
         except (KeyError, AttributeError, TypeError):
             raise SpecError(f"pareto_front: every point must have {key!r} (x and y name a "
-                            f"number of each point), got {p!r:.80}") from None
+                            f"number of each point), got {show_value(p)}") from None
 
     for p in points:
         for key in (x, y):
             v = get(p, key)
             if not is_real(v) or math.isnan(v):
                 raise error_for(v, f"pareto_front: every point's {key} must be a number (not "
-                                   f"nan), got {v!r}")
+                                   f"nan), got {show_value(v)}")
     order = sorted(range(len(points)), key=lambda i: (-get(points[i], x), -get(points[i], y),
                                                        i))
     front, best_y = [], -math.inf
@@ -3212,8 +3207,8 @@ def speed_limits(point):
     (True, True)
     """
     if not isinstance(point, ServingPoint):
-        raise SpecError(f"point must be a ServingPoint (analysis.serving_point, a frontier's "
-                        f"points), got {type(point).__name__}")
+        raise kind_error(point, "point",
+                         "a ServingPoint (analysis.serving_point, a frontier's points)")
     shares = _shares(point)
     return max(shares, key=lambda k: shares[k]), shares
 

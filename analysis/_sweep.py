@@ -36,7 +36,7 @@ import concurrent.futures
 import itertools
 from collections.abc import Mapping
 
-from fabric._units import check_count, items_of
+from fabric._units import check_count, items_of, kind_error
 
 from ._progress import Progress
 
@@ -85,8 +85,8 @@ def _points(grid):
     points = list(grid)
     for i, point in enumerate(points):
         if not isinstance(point, Mapping):
-            raise TypeError(f"grid point {i} must be a mapping of parameter names to values, "
-                            f"got {type(point).__name__}")
+            raise kind_error(point, f"grid point {i}",
+                             "a mapping of parameter names to values")
     return [dict(p) for p in points]
 
 
@@ -136,8 +136,7 @@ def sweep(func, grid, *, executor=None, chunksize=1, quiet=False, desc="sweep", 
     """
     chunksize = check_count(chunksize, "chunksize", 1, "an int >= 1")
     if executor is not None and not isinstance(executor, concurrent.futures.Executor):
-        raise TypeError("executor must be a concurrent.futures.Executor, got "
-                        f"{type(executor).__name__}")
+        raise kind_error(executor, "executor", "a concurrent.futures.Executor")
     points = _points(grid)
     # live: a sweep of few long points (the scaling study's 16k-chip fabrics) still shows
     # its elapsed time moving

@@ -58,8 +58,10 @@ import scipy.sparse as sp
 
 from fabric import FabricError, Grid
 from fabric._arrays import traffic_values
+from fabric._units import check_number
 
 from ._lp_reduce import reduce_lp
+from ._schedules import NotApplicableError
 from ._traffic import TrafficMatrix
 
 __all__ = ["Throughput", "bisection_bound", "throughput"]
@@ -824,8 +826,11 @@ def bisection_bound(fabric, nbytes=1.0):
 
     Raises
     ------
-    ValueError
-        If the fabric is not a torus (hypermesh with rings of even size) with uniform links.
+    NotApplicableError
+        If the fabric is not an intact torus (hypermesh of rings) with a dimension of even
+        size and one link bandwidth per dimension (a SpecError, so a ValueError).
+    TypeError, SpecError
+        If ``nbytes`` is not a finite number > 0 (``-1`` gave a negative bound, nan a nan).
 
     Examples
     --------
@@ -833,13 +838,14 @@ def bisection_bound(fabric, nbytes=1.0):
     >>> bisection_bound(topologies.build("torus:4x4"), 1.0)   # 8 links x 64 GB/s / 8**2 B
     8000000000.0
     """
+    nbytes = check_number("nbytes", nbytes, 0, " bytes", strict=True)
     structure = fabric.structure
     if not isinstance(structure, Grid) or any(c != "ring" for c in structure.connect):
-        raise ValueError(f"bisection_bound is for tori; {fabric.name} is "
-                         f"{type(structure).__name__ if structure else 'a graph'}")
+        raise NotApplicableError(f"bisection_bound is for tori; {fabric.name} is "
+                                 f"{type(structure).__name__ if structure else 'a graph'}")
     if fabric.failures.degraded:
-        raise ValueError(f"bisection_bound is the intact torus's closed form; {fabric.name} "
-                         "is degraded")
+        raise NotApplicableError(f"bisection_bound is the intact torus's closed form; "
+                                 f"{fabric.name} is degraded")
     shape = structure.shape
     N = int(np.prod(shape))
     f = fabric
@@ -857,9 +863,9 @@ def bisection_bound(fabric, nbytes=1.0):
                                                   for x in r.link_name(k))))[0] == d]
         bws = r.link_bandwidth[links]
         if not (bws == bws[0]).all():
-            raise ValueError("bisection_bound assumes one bandwidth per dimension")
+            raise NotApplicableError("bisection_bound assumes one bandwidth per dimension")
         bound = cut_edges * float(bws[0]) / ((N / 2) ** 2 * nbytes)
         best = bound if best is None else min(best, bound)
     if best is None:
-        raise ValueError(f"bisection_bound needs a dimension of even size, got {shape}")
+        raise NotApplicableError(f"bisection_bound needs a dimension of even size, got {shape}")
     return best

@@ -162,7 +162,7 @@ def _positive(x, name):
     except OverflowError:
         v = math.inf
     if not math.isfinite(v) or v <= 0:
-        raise SpecError(f"{name} must be a finite number > 0, got {x!r:.60}")
+        raise SpecError(f"{name} must be a finite number > 0, got {show_value(x)}")
     return v
 
 

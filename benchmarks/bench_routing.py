@@ -198,9 +198,32 @@ def degraded_grid(reps=7):
     print(f"degraded torus:16x16 dimension-order paths of all {len(s)} pairs: {dt * 1e3:.1f} ms")
 
 
+def int_matrix():
+    """Router.loads_matrix of an all-to-all given as an int64 matrix (4,096 ranks: 134 MB)
+    against the same matrix as floats: time and the peak of memory numpy allocates
+    (tracemalloc), the matrix itself not counted. The int matrix was converted whole to
+    floats before its first block (session 33's note); it is read a block at a time."""
+    import tracemalloc
+
+    f = topologies.build("torus:16x16x16")
+    r = f.router
+    n = f.n_endpoints
+    r.loads_matrix(np.eye(n)[::-1])         # the router's own tables, built once, not counted
+    for dtype in (np.int64, np.float64):
+        m = np.ones((n, n), dtype=dtype)
+        np.fill_diagonal(m, 0)
+        tracemalloc.start()
+        loads, dt = timed(r.loads_matrix, m)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        print(f"torus:16x16x16 loads_matrix of a {n} x {n} {np.dtype(dtype).name} all-to-all: "
+              f"{dt:.2f} s, peak {peak / 2**20:.0f} MiB beside the matrix "
+              f"({m.nbytes / 2**20:.0f} MiB); total {loads.sum():.4e} B")
+
+
 if __name__ == "__main__":
     # python benchmarks/bench_routing.py [part ...]: every part, or the ones named
     parts = {"fat_tree": fat_tree, "sd200": sd200, "torus": torus, "lp": lp,
-             "forwarding": forwarding, "degraded_grid": degraded_grid}
+             "forwarding": forwarding, "degraded_grid": degraded_grid, "int_matrix": int_matrix}
     for name in sys.argv[1:] or parts:
         parts[name]()

@@ -68,7 +68,14 @@ from ._params import Parameter
 from ._schema import MAX_BYTES
 from ._transport import NATIVE, transports_for
 from ._transport import transport as _transport
-from ._units import check_count, format_address, format_size, name_list, sequence_of
+from ._units import (
+    check_count,
+    format_address,
+    format_size,
+    name_list,
+    sequence_of,
+    show_value,
+)
 
 __all__ = ["HOST_MEMORY_LOAD", "OPS", "Access", "LatencyStats", "access", "access_latencies",
            "access_to", "host_link", "latency_stats"]
@@ -225,7 +232,7 @@ def _check_op(op, size):
     size = check_count(size, "size", 1, "a positive int of bytes")
     if size > MAX_BYTES:
         # the batched paths hold sizes in int64, and the timing divides them as floats
-        raise SpecError(f"size must be at most 2**63 - 1 bytes (an int64), got {size!r:.60}")
+        raise SpecError(f"size must be at most 2**63 - 1 bytes (an int64), got {show_value(size)}")
     return size             # check_count's int: a numpy integer's payload + headers wrapped
 
 
@@ -544,8 +551,9 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
         owner's memory through one window.
     RoutingError
         If no path joins requester and target, or load/store cannot reach it, or the
-        owner has failed; in an interleave set, if any member has failed (the set is gone
-        as a whole, a live member's granules too: :func:`whole_set`).
+        owner has failed (the message ends with the address); in an interleave set, if any
+        member has failed (the set is gone as a whole, a live member's granules too:
+        :func:`whole_set`).
 
     Examples
     --------
@@ -562,11 +570,14 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
     t = permit(fabric, a, address, op)
     _span(fabric, a, t, size, op)
     whole_set(fabric, fabric.address_map.region(t.region), t.global_address)
-    target = target_node(fabric, t.owner, a)
-    dram = (t.owner in fabric.domains and t.owner not in fabric.graph
-            and fabric.address_map.region(t.region).kind == "dram")
-    return _access_to(fabric, a, target, op=op, size=size, transport=transport,
-                      address=t.global_address, host_dram=dram)
+    try:
+        target = target_node(fabric, t.owner, a)
+        dram = (t.owner in fabric.domains and t.owner not in fabric.graph
+                and fabric.address_map.region(t.region).kind == "dram")
+        return _access_to(fabric, a, target, op=op, size=size, transport=transport,
+                          address=t.global_address, host_dram=dram)
+    except RoutingError as e:   # no path, or the owner failed: say which address was asked
+        raise RoutingError(f"{e} (address {format_address(t.global_address)})") from None
 
 
 def access_to(fabric, src, target, op="load", size=64, transport="loadstore"):

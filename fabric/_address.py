@@ -56,6 +56,7 @@ from ._units import (
     is_bool,
     is_float,
     is_int,
+    kind_error,
     kind_of,
     parse_address,
     sequence_of,
@@ -232,8 +233,7 @@ def validate_address(address, width=57, what="address"):
     fabric.AddressMapError: address 0x100 is wider than the 8-bit address width (max 0xff)
     """
     if not (is_int(address) or isinstance(address, str)):
-        raise TypeError(f"{what} must be an integer >= 0 or a string such as '0x1000', "
-                        f"got {show_value(address)} ({kind_of(address)})")
+        raise kind_error(address, what, "an integer >= 0 or a string such as '0x1000'")
     try:
         value = parse_address(address)
     except (TypeError, ValueError) as e:
@@ -365,7 +365,7 @@ class Region:
         for key in ("base", "size"):
             value = getattr(self, key)
             if not is_int(value):
-                raise TypeError(f"Region {key} must be an int, got {value!r}")
+                raise kind_error(value, f"Region {key}", "an int")
             object.__setattr__(self, key, int(value))
         if isinstance(self.owner, (list, tuple)):
             owners = tuple(self.owner)
@@ -374,11 +374,11 @@ class Region:
             try:
                 hash(o)
             except TypeError:
-                raise TypeError(f"Region owner must be a node or host name, got {o!r}") from None
+                raise kind_error(o, "Region owner", "a node or host name") from None
         for key in ("kind", "permissions", "name"):
             text_of(getattr(self, key), f"Region {key}", optional=key == "name")
         if self.granularity is not None and not is_int(self.granularity):
-            raise TypeError(f"Region granularity must be an int, got {self.granularity!r}")
+            raise kind_error(self.granularity, "Region granularity", "an int")
         if self.granularity is not None:
             object.__setattr__(self, "granularity", int(self.granularity))
         if self.name is None:
@@ -410,7 +410,7 @@ def _regions(regions):
     regions = sequence_of(regions, "regions", "Region objects")
     for reg in regions:
         if not isinstance(reg, Region):
-            raise TypeError(f"regions must be Region objects, got {reg!r}")
+            raise kind_error(reg, "regions", "Region objects")
     return regions
 
 

@@ -98,8 +98,9 @@ def traffic_values(matrix, n, what, name, copy=True):
     ``analysis.schedule`` and ``analysis.cost``'s all-to-allv (here, in the fabric layer,
     since the router takes one: DESIGN.md, fabric imports no analysis). ``what`` leads every
     message (it names the argument and its shape), each followed by ", got ..."; ``name`` is
-    the argument's name, for an entry named by position; ``copy=False`` returns a float
-    ndarray given as it is (no second n x n array).
+    the argument's name, for an entry named by position; ``copy=False`` returns an ndarray
+    of floats or ints given as it is (no second n x n array: a caller that reads it in
+    blocks converts each block).
 
     Numbers only (ints, floats, and Python numbers held as objects such as Fractions):
     booleans (numpy reads them as 1-byte pairs; one among numbers in a sequence too:
@@ -118,15 +119,18 @@ def traffic_values(matrix, n, what, name, copy=True):
     ...
     TypeError: matrix[1][0] must be an integer, got matrix[1][0]=True (a bool)
     """
-    try:        # a new array unless copy=False: callers may write into it
-        M = real_array(matrix, name, what, copy=copy)
-    except ValueError as e:     # numpy refuses rows of different lengths
-        raise SpecError(f"{what}, got rows of different lengths") from e
+    if not copy and isinstance(matrix, np.ndarray) and matrix.dtype.kind in "iu":
+        M = matrix      # (real_array would make it an n x n float array: the matrix again)
+    else:
+        try:        # a new array unless copy=False: callers may write into it
+            M = real_array(matrix, name, what, copy=copy)
+        except ValueError as e:     # numpy refuses rows of different lengths
+            raise SpecError(f"{what}, got rows of different lengths") from e
     if M.shape != (n, n):
         raise SpecError(f"{what}, got an array of shape {M.shape}")
-    bad = ~np.isfinite(M) | (M < 0)
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
+    # two reductions, no n x n temporaries: nan makes min() nan (not >= 0), inf max() inf
+    if M.size and not (M.min() >= 0 and np.isfinite(M.max())):
+        i, j = np.argwhere(~np.isfinite(M) | (M < 0))[0]
         raise SpecError(f"{what}, got entries that are not finite byte counts >= 0 "
                         f"([{i}, {j}] = {float(M[i, j])!r})")
     return M

@@ -79,7 +79,7 @@ from ._plan import (
     plan_errors,
 )
 from ._symmetric import heap_findings
-from ._units import format_address, name_list
+from ._units import format_address, kind_error, name_list
 
 __all__ = ["CODES", "check", "error_findings", "unreachable_findings"]
 
@@ -106,8 +106,7 @@ def _unpack(system):
     fabric = getattr(system, "fabric", None)
     if isinstance(fabric, Fabric):
         return fabric, list(getattr(system, "findings", ()))
-    raise TypeError(f"check() needs a fabric.Fabric or a fabric.System, got "
-                    f"{type(system).__name__}")
+    raise kind_error(system, "check()'s system", "a fabric.Fabric or a fabric.System")
 
 
 def check(system):
@@ -135,8 +134,7 @@ def check(system):
     fabric, findings = _unpack(system)
     plan = fabric.address_plan or AddressPlan()
     if not isinstance(plan, AddressPlan):
-        raise TypeError(f"address_plan must be a fabric.AddressPlan or None, got "
-                        f"{type(plan).__name__}")
+        raise kind_error(plan, "address_plan", "a fabric.AddressPlan or None")
     fatal = [Finding(code="invalid", severity="error", message=f"address plan: {m}",
                      where="address plan")
              for m in plan_errors(fabric, plan)]

@@ -181,7 +181,7 @@ class ChipSpec:
             v = getattr(self, field)
             if not (is_finite(v) and v > 0):
                 raise error_for(v, f"chip {self.name!r}: {field} must be a positive finite "
-                                   f"{unit}, got {v!r}")
+                                   f"{unit}, got {show_value(v)}")
             object.__setattr__(self, field, float(v))
         pairs = items_of(self.tensor_flops.items() if isinstance(self.tensor_flops, dict)
                          else self.tensor_flops)
@@ -197,7 +197,7 @@ class ChipSpec:
                                 f"{MATH_FORMATS}, got {fmt!r}")
             if not (is_finite(v) and v > 0):
                 raise error_for(v, f"chip {self.name!r}: tensor_flops[{fmt!r}] must be a "
-                                   f"positive finite FLOP/s, got {v!r}")
+                                   f"positive finite FLOP/s, got {show_value(v)}")
             flops[fmt] = float(v)       # a numpy float or a Fraction: the float it equals
         if flops.get("bf16", self.peak_flops) != self.peak_flops:
             raise SpecError(f"chip {self.name!r}: tensor_flops['bf16']={flops['bf16']!r} "

@@ -85,7 +85,15 @@ from ._address import (
 )
 from ._errors import AddressMapError, NodeError, TranslationError
 from ._params import Parameter
-from ._units import MiB, check_count, format_address, format_size, show_value, text_of
+from ._units import (
+    MiB,
+    check_count,
+    format_address,
+    format_size,
+    kind_of,
+    show_value,
+    text_of,
+)
 
 __all__ = [
     "ALIGNMENTS",
@@ -192,7 +200,8 @@ def _check_types(obj, ints=(), optional_ints=(), strs=(), optional_strs=()):
     for key in ints + optional_ints:
         v = getattr(obj, key)
         if not (is_int(v) or (v is None and key in optional_ints)):
-            raise TypeError(f"{name} {key} must be an int, got {key}={show_value(v)}")
+            raise TypeError(f"{name} {key} must be an int, got {key}={show_value(v)} "
+                            f"({kind_of(v)})")
     for key in strs + optional_strs:
         text_of(getattr(obj, key), f"{name} {key}", optional=key in optional_strs)
 

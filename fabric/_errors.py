@@ -47,6 +47,12 @@ Decided (session 34):
 - A refused value is quoted through ``fabric._units.show_value``, the one abbreviation: whole
   when short (its ``repr``), its head and its length past 80 characters. A 5000-character spec,
   node name or choice was echoed in full (5-10 KB error lines, a spec quoted twice).
+- Names before ranks, and ints are ranks (lead, board 15:06): a string or tuple that names a
+  node, live or failed, is that node (a failed chip named "2" is not rank 2; ``without(chips=
+  (0, 1))`` on networkx's grid is node (0, 1)); an int is always a rank, so ``Fabric.from_graph``
+  refuses a graph with a node named by an int that is ANOTHER chip's rank (networkx's
+  ``star_graph``: hub 0, chips 1..n), a GraphError naming the node, the rank it reads as and
+  the fix (strings, or ints equal to their ranks).
 """
 
 __all__ = [

@@ -1282,7 +1282,8 @@ class ExchangeKernel:
                              "both 0")
         v = self.staging_source_bytes
         if not (is_finite(v) and v >= 0):
-            raise error_for(v, f"staging_source_bytes must be bytes per element >= 0, got {v!r}")
+            raise error_for(v, f"staging_source_bytes must be bytes per element >= 0, got "
+                               f"{show_value(v)}")
         if (not isinstance(self.release_fence, tuple) or len(self.release_fence) != 2
                 or any(not is_bool(x) for x in self.release_fence)):
             raise SpecError(f"release_fence must be two bools (dispatch, combine), got "
@@ -1561,7 +1562,7 @@ class ExchangeKernel:
         0
         """
         if not (is_finite(messages) and messages >= 0):
-            raise error_for(messages, f"messages must be a number >= 0, got {messages!r}")
+            raise error_for(messages, f"messages must be a number >= 0, got {show_value(messages)}")
         mode = self.qp_signals[phase] if self.qp_signals else ""
         if not mode or messages == 0:
             return 0

@@ -29,7 +29,7 @@ from ._failures import Failures
 from ._params import Parameter
 from ._schema import default_endpoints, validate_graph
 from ._structure import Clos, Dragonfly, Grid, Switched
-from ._units import is_int, is_numeral, items_of, name_list, show_value, text_of
+from ._units import is_int, is_numeral, items_of, kind_error, name_list, show_value, text_of
 
 _INT64 = np.dtype(np.int64)
 
@@ -177,27 +177,24 @@ class Fabric:
                 raise GraphError(f"ranks has {len(self.ranks)} entries for "
                                  f"{len(self.endpoints)} endpoints")
         if self.structure is not None and not isinstance(self.structure, STRUCTURES):
-            raise TypeError(f"structure must be one of "
-                            f"{', '.join(c.__name__ for c in STRUCTURES)} or None, "
-                            f"got {type(self.structure).__name__}")
+            raise kind_error(self.structure, "structure", f"one of "
+                             f"{', '.join(c.__name__ for c in STRUCTURES)} or None")
         if not isinstance(self.failures, Failures):
-            raise TypeError(f"failures must be a Failures, got {type(self.failures).__name__}")
+            raise kind_error(self.failures, "failures", "a Failures")
         if self.address_plan is not None:
             from ._plan import AddressPlan  # (_plan imports this module)
             if not isinstance(self.address_plan, AddressPlan):  # {} read as the default plan
-                raise TypeError(f"address_plan must be an AddressPlan or None, got "
-                                f"{show_value(self.address_plan)}")
+                raise kind_error(self.address_plan, "address_plan", "an AddressPlan or None")
         # the labels and records a replace() may be handed (from_graph's are checked too)
         text_of(self.name, "name")
         if not isinstance(self.params, Mapping):
-            raise TypeError(f"params must be a mapping of labels, got {show_value(self.params)}")
+            raise kind_error(self.params, "params", "a mapping of labels")
         object.__setattr__(self, "params", _frozen_mapping(self.params))
         object.__setattr__(self, "domains",
                            _frozen_mapping(_check_domains(self.domains, self.graph)))
         assumptions = items_of(self.assumptions)
         if assumptions is None or not all(isinstance(a, Parameter) for a in assumptions):
-            raise TypeError(f"assumptions must be a sequence of fabric.Parameter, got "
-                            f"{show_value(self.assumptions)}")
+            raise kind_error(self.assumptions, "assumptions", "a sequence of fabric.Parameter")
         object.__setattr__(self, "assumptions", tuple(assumptions))
         if self.chip is not None:
             object.__setattr__(self, "chip", chip_spec(self.chip))
@@ -436,13 +433,15 @@ class Fabric:
         if isinstance(x, str) and x in self.graph:
             return x
         if isinstance(x, str):
+            # a failed node's name is read as that name, as it was while the node lived: a
+            # chip named "2" (rank 1) that failed is not rank 2's chip
+            if x in failed:
+                raise NodeError(f"{self.name}: {x} (rank {failed[x]}) has failed")
+            if x in self.failures.nodes:
+                raise NodeError(f"{self.name}: {x} has failed")
             text = x.removeprefix("rank:")
             if is_numeral(text) and not text.startswith("-"):
                 x = int(text)
-            elif x in failed:
-                raise NodeError(f"{self.name}: {x} (rank {failed[x]}) has failed")
-            elif x in self.failures.nodes:
-                raise NodeError(f"{self.name}: {x} has failed")
             elif x in self.domains:         # route, latency, cost --ranks, --fail-chip
                 raise NodeError(f"{self.name}: {show_value(x)} is a host domain, not a node (the model "
                                 f"has no host nodes): name its chips "

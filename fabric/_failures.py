@@ -274,6 +274,21 @@ def _link_pair(fabric, item, what="link"):
     return a, b
 
 
+def _names_a_node(fabric, x):
+    """Whether ``x`` is the name of a node of ``fabric``, live or failed (not a rank)."""
+    try:
+        return x in fabric.graph or x in fabric.failures.nodes
+    except TypeError:           # unhashable: a list of items
+        return False
+
+
+def _one_pair(fabric, x):
+    """Whether ``x`` is one link given bare: a string, or a pair ``(u, v)`` of nodes or ranks
+    (its first item no sequence, or both items names of nodes: networkx's grid nodes)."""
+    return isinstance(x, str) or (isinstance(x, tuple) and len(x) == 2 and (
+        not isinstance(x[0], (tuple, list)) or all(_names_a_node(fabric, y) for y in x)))
+
+
 def without(fabric, links=(), chips=(), lanes=()):
     """Return a degraded copy of ``fabric`` with ``links`` and ``chips`` removed.
 
@@ -288,7 +303,10 @@ def without(fabric, links=(), chips=(), lanes=()):
         failed node fails with it.
     lanes : iterable
         Failed lanes of bundled links, each written as a link; a link named ``k``
-        times loses ``k`` lanes. The bundle keeps routing with ``lanes - k`` lanes and
+        times loses ``k`` lanes.
+    One link, lane or node may be given bare (not in a list): a string, a rank, a name of
+    a node (a tuple such as networkx's grid nodes ``(0, 1)`` is that node, not ranks 0
+    and 1, as :meth:`~fabric.Fabric.node` reads a name before a rank), or a pair of them. The bundle keeps routing with ``lanes - k`` lanes and
         that fraction of its bandwidth (latency unchanged); losing every lane fails the
         link. Recorded in ``failures.lanes`` (or ``failures.links``), one entry per
         bundle when a fabric is degraded twice.
@@ -331,13 +349,11 @@ def without(fabric, links=(), chips=(), lanes=()):
     ...
     fabric.NodeError: torus:4x4,links=2 without 1 link: cannot fail link ('chip1', 'chip0'): it has already failed
     """
-    if isinstance(links, str) or (isinstance(links, tuple) and len(links) == 2
-                                  and not isinstance(links[0], (tuple, list))):
+    if _one_pair(fabric, links):
         links = [links]  # one link given bare
-    if isinstance(chips, str) or is_int(chips):         # one given bare (numpy's too)
-        chips = [chips]
-    if isinstance(lanes, str) or (isinstance(lanes, tuple) and len(lanes) == 2
-                                  and not isinstance(lanes[0], (tuple, list))):
+    if isinstance(chips, str) or is_int(chips) or _names_a_node(fabric, chips):
+        chips = [chips]  # one given bare (numpy's too; a node named by a tuple)
+    if _one_pair(fabric, lanes):
         lanes = [lanes]
     pairs = "links, each a pair (u, v) of node names or ranks or a string 'u-v'"
     links = sequence_of(links, "links", pairs)

@@ -91,7 +91,7 @@ from ._address import (
 from ._domains import DomainLimits
 from ._errors import AddressMapError
 from ._symmetric import HEAP_ALIGNMENT
-from ._units import format_size, is_bool, name_list, sequence_of, show_value
+from ._units import format_size, is_bool, kind_error, name_list, sequence_of, show_value
 
 __all__ = ["LAYOUTS", "AddressPlan", "layout_regions"]
 
@@ -193,8 +193,8 @@ class AddressPlan:
             except TypeError:
                 pairs = None
             if pairs is None or any(len(x) != 2 for x in pairs):
-                raise TypeError("AddressPlan domains must be a mapping (or pairs) of host "
-                                f"domain name -> its chips, got {self.domains!r}")
+                raise kind_error(self.domains, "AddressPlan domains", "a mapping (or pairs) of "
+                                 "host domain name -> its chips")
             object.__setattr__(self, "domains", tuple(
                 (_names_of((h,), "domains")[0], _names_of(cs, f"domains[{h!r}]"))
                 for h, cs in pairs))
@@ -228,8 +228,7 @@ def _names_of(names, what):
         for n in out:
             hash(n)
     except TypeError:
-        raise TypeError(f"AddressPlan {what} must be a sequence of node names, got "
-                        f"{show_value(names)}") from None
+        raise kind_error(names, f"AddressPlan {what}", "a sequence of node names") from None
     return out
 
 
@@ -288,8 +287,9 @@ def plan_errors(fabric, plan):
         # a Region reads a tuple owner as an interleave set's owners (chip (0, 0) as a set
         # over 0 and 0); networkx's own grids name their nodes so
         out.append(f"nodes {_few(tuples)} are named by tuples, which an address plan reads as "
-                   "an interleave set's owners: relabel the graph's nodes (networkx."
-                   "convert_node_labels_to_integers, or strings) to give them addresses")
+                   "an interleave set's owners: relabel the graph's nodes with strings (or with ints "
+                   "equal to their ranks, as networkx.convert_node_labels_to_integers gives "
+                   "when every node is a chip) to give them addresses")
     a = plan.alignment
     if not is_int(a) or a < MIN_PAGE_SIZE.value or a & (a - 1):
         out.append(f"alignment must be a power of two >= 4 KiB, got alignment={show_value(a)}")

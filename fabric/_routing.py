@@ -193,7 +193,7 @@ Examples
 import numpy as np
 import scipy.sparse as sp
 
-from ._arrays import number_array, traffic_values
+from ._arrays import number_array, real_array, traffic_values
 from ._errors import NodeError, RoutingError, SpecError
 from ._routing_bypass import Bypass, Bypasses
 from ._routing_dor import DimOrder
@@ -209,7 +209,7 @@ from ._routing_engine import (
 )
 from ._routing_uniform import link_orbits, orbit_loads
 from ._structure import Clos, Dragonfly, Grid, Switched
-from ._units import check_count, is_real, kind_of, sequence_of, show_value
+from ._units import check_count, check_number, is_real, items_of, kind_error, sequence_of
 
 __all__ = ["ECMP_MODES", "POLICIES", "Router", "route", "route_many"]
 
@@ -394,13 +394,16 @@ class Router:
         if nbytes is _NO_BYTES:         # (None is a caller's mistake: named below)
             return s, d
         # a flag or text is no byte count (np.asarray(.., dtype=float) read True as 1 B and
-        # '1000' as 1000 B): STYLE's rule, a TypeError
-        w = np.asarray(float(nbytes)) if is_real(nbytes) else number_array(nbytes, "nbytes")
-        if w.dtype.kind not in "iuf":
-            raise TypeError(f"nbytes must be bytes (a number, or an array of them with the "
-                            f"length of src), got {show_value(nbytes)} "
-                            f"({kind_of(nbytes)})")
-        w = w.astype(float, copy=False)
+        # '1000' as 1000 B): STYLE's rule, a TypeError; an array's through the one check of
+        # an array of numbers (a bool array names its booleans, Fractions are their floats)
+        rule = "bytes (a number, or an array of them with the length of src)"
+        if is_real(nbytes):
+            w = np.asarray(float(nbytes))
+        else:
+            values = nbytes if isinstance(nbytes, np.ndarray) else items_of(nbytes)
+            if values is None:              # one value of the wrong kind: True, '1000', None
+                raise kind_error(nbytes, "nbytes", rule)
+            w = real_array(values, "nbytes", f"nbytes must be {rule}", copy=False)
         if w.ndim and w.shape != s.shape:
             raise ValueError(f"nbytes must be a scalar or have the length of src ({len(s)}), "
                              f"got shape {w.shape}")
@@ -578,9 +581,9 @@ class Router:
         >>> bool(np.allclose(a, b, rtol=1e-12, atol=0))
         True
         """
-        w = float(nbytes)
-        if not np.isfinite(w) or w < 0:
-            raise ValueError(f"nbytes must be finite and >= 0, got {nbytes!r}")
+        # the one number check: True was 1 B, 'x' and None numpy's or Python's texts, 10**5000
+        # a bare OverflowError
+        w = check_number("nbytes", nbytes, 0, " bytes")
         n = self.fabric.n_endpoints
         ep = self.fabric.endpoint_indices
         if n < 2 or w == 0:
@@ -624,8 +627,8 @@ class Router:
         step = max(1, BLOCK // max(n, 1))
         for r0 in range(0, n, step):
             r1 = min(n, r0 + step)
-            if dense:
-                block = matrix[r0:r1]
+            if dense:       # (an int matrix is read as floats a block at a time)
+                block = np.asarray(matrix[r0:r1], dtype=float)
             else:       # a block at a time: its entries checked as it comes
                 block = np.asarray(matrix.rows(r0, r1) if hasattr(matrix, "rows")
                                    else matrix[r0:r1].toarray(), dtype=float)

@@ -70,7 +70,15 @@ import re
 
 from ._errors import SpecError
 from ._params import Parameter
-from ._units import is_finite, is_int, is_real, kind_of, name_list, show_value, text_of
+from ._units import (
+    error_for,
+    is_finite,
+    is_int,
+    kind_error,
+    name_list,
+    show_value,
+    text_of,
+)
 
 __all__ = ["EXECUTION_FACTORS", "NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES",
            "PREDICTION_FIELDS", "PREDICTION_KERNEL_FILES", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "TORCH_SYMM_MEM", "VLLM_CUSTOM_ALLREDUCE", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "release_tag", "revision_holds", "runtime",
@@ -325,10 +333,12 @@ def _check_split(name, q):
     if "rule" not in q:
         raise SpecError(f"runtime {name!r}: a split table needs its 'rule' (0, 1 or 2)")
     rule = q["rule"]
-    if not is_int(rule) or rule not in (0, 1, 2):
-        kind = "" if is_int(rule) else f" ({kind_of(rule)})"
-        raise (SpecError if is_int(rule) else TypeError)(
-            f"runtime {name!r}: split rule must be 0, 1 or 2, got {rule!r}{kind}")
+    # a rule is a whole number: 2.0 is a wrong kind (is_int), which error_for's is_real
+    # would call a value out of range
+    if not is_int(rule):
+        raise kind_error(rule, f"runtime {name!r}: split rule", "0, 1 or 2")
+    if rule not in (0, 1, 2):
+        raise SpecError(f"runtime {name!r}: split rule must be 0, 1 or 2, got {rule!r}")
     need = {1: [("byte_align", 1)] + [(("align", p), 1) for p in ("LL", "LL128", "Simple")],
             2: [("min_traffic", 1), ("cell", 0), ("ll_traffic", 1), ("task_floor", 0),
                 ("lo_ceil", 0), ("round16", 0)]}.get(rule, [])
@@ -338,10 +348,9 @@ def _check_split(name, q):
         if v is not None and is_finite(v) and v >= least \
                 and (not flag or v in (0, 1)):
             continue
-        kind = "" if v is None or is_real(v) else f" ({kind_of(v)})"
-        raise (SpecError if not kind else TypeError)(
-            f"runtime {name!r}: split rule {rule} needs {key!r} "
-            f"{'0 or 1' if flag else f'>= {least}'}, got {show_value(v)}{kind}")
+        rule_text = (f"runtime {name!r}: split rule {rule} needs {key!r} "
+                     f"{'0 or 1' if flag else f'>= {least}'}, got {show_value(v)}")
+        raise SpecError(rule_text) if v is None else error_for(v, rule_text)   # None: missing
 
 
 #: The tables a runtime's cost reads by key, and the keys, per kind: a library runtime's every
@@ -368,8 +377,7 @@ def _check_tables(rt):
     for field, keys in _NEEDED_KEYS.get(rt.kind, {}).items():
         table = getattr(rt, field)
         if not isinstance(table, dict):
-            raise TypeError(f"runtime {rt.name!r}: {field} must be a dict, got "
-                            f"{show_value(table)} ({kind_of(table)})")
+            raise kind_error(table, f"runtime {rt.name!r}: {field}", "a dict")
         missing = [repr(k) for k in keys if k not in table]
         if missing:
             raise SpecError(f"runtime {rt.name!r}: its {field} table misses "
@@ -1377,8 +1385,8 @@ def _parse_date(text):
     if isinstance(text, datetime.date):
         return text
     if not isinstance(text, str):
-        raise TypeError(f"date must be an ISO date as text, such as '2024-05-10', or a "
-                        f"datetime.date, got {show_value(text)} ({kind_of(text)})")
+        raise kind_error(text, "date", "an ISO date as text, such as '2024-05-10', or a "
+                         "datetime.date")
     try:
         return datetime.date.fromisoformat(text.strip())
     except ValueError:
@@ -1449,8 +1457,7 @@ _HISTORY_SOURCE = ("NVIDIA/nccl src/graph/tuning.cc and src/include/device.h rea
 
 def _parse_version(text):
     if not isinstance(text, str):     # a wrong kind (STYLE): 2.28 is not read as "2.28"
-        raise TypeError(f"NCCL version must be a string of the form 2.21.5, got "
-                        f"{show_value(text)} ({kind_of(text)})")
+        raise kind_error(text, "NCCL version", "a string of the form 2.21.5")
     return _parse_version_text(text)
 
 
@@ -1635,8 +1642,8 @@ def runtime(name, version=None, date=None):
     # STYLE's rule: a name of the wrong kind is a TypeError (5 and True were "unknown
     # runtime" SpecErrors); a version's kind is checked where it is read (_parse_version)
     if not isinstance(name, str):
-        raise TypeError(f"runtime must be a name such as 'nccl', 'nccl@2.21.5' or 'ideal', or "
-                        f"a fabric.Runtime, got {show_value(name)} ({kind_of(name)})")
+        raise kind_error(name, "runtime", "a name such as 'nccl', 'nccl@2.21.5' or 'ideal', or "
+                         "a fabric.Runtime")
     if date is not None:
         if version is not None or "@" in name:
             raise SpecError("pass a release or a date, not both")

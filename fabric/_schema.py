@@ -41,7 +41,7 @@ Edge attributes
 
 
 from ._errors import GraphError
-from ._units import is_finite, is_int, is_real
+from ._units import is_finite, is_int, is_real, kind_error
 
 __all__ = ["CARRIES", "MAX_BANDWIDTH", "MAX_BYTES", "MAX_LATENCY", "MAX_LINKS", "MIN_BANDWIDTH", "NODE_KINDS",
            "validate_graph"]
@@ -96,6 +96,29 @@ def default_endpoints(G):
     return [n for n, k in G.nodes(data="kind") if k == "chip"]
 
 
+def _rank_names(G, endpoints):
+    """The faults of nodes named by an int that is another chip's rank.
+
+    cofabric reads an int as a rank wherever a node is asked for (``Fabric.node``: route,
+    access, ``without``, ranks; fabric/_errors.py), so a node named ``k`` that is not the
+    rank-``k`` chip could not be named, and naming it would reach that chip silently:
+    networkx's ``star_graph`` (hub 0, chips 1..n: ``node(1)`` was chip 2, ``without(chips=
+    [0])`` failed chip 1) or any graph whose switches are numbered among its chips (session
+    34). Ints equal to their ranks, and ints past the last rank (a NodeError when asked
+    for), are no fault.
+    """
+    bad = [n for n in G if is_int(n) and 0 <= n < len(endpoints) and endpoints[n] != n]
+    if not bad:
+        return []
+    n = bad[0]
+    more = (f" (and {len(bad) - 1} more such: {', '.join(map(repr, bad[1:4]))}"
+            f"{', ...' if len(bad) > 4 else ''})") if len(bad) > 1 else ""
+    fault = (f"node {n!r} is named by an int, which cofabric reads as rank {n}, the chip "
+             f"{endpoints[n]!r}{more}: name the nodes with strings (networkx.relabel_nodes(G, "
+             "str)), or with ints equal to their ranks")
+    return [fault]
+
+
 def validate_graph(G, endpoints=None):
     """Check ``G`` against the schema; raise :class:`GraphError` naming every fault.
 
@@ -106,7 +129,9 @@ def validate_graph(G, endpoints=None):
         stands for a bundle of parallel links, counted by its ``lanes``.
     endpoints : sequence, optional
         Endpoint nodes that must exist, be chips, and be connected to each
-        other. Default: every node of kind ``"chip"``.
+        other. Default: every node of kind ``"chip"``. Their order is the rank order: a
+        node named by an int ``k`` must be the rank-``k`` chip, or past the last rank (an
+        int is read as a rank wherever a node is asked for).
 
     Raises
     ------
@@ -127,7 +152,7 @@ def validate_graph(G, endpoints=None):
     import networkx as nx
 
     if not isinstance(G, nx.Graph):
-        raise TypeError(f"a fabric graph must be a networkx.Graph, got {type(G).__name__}")
+        raise kind_error(G, "a fabric graph", "a networkx.Graph")
     if G.is_directed() or G.is_multigraph():
         raise GraphError("a fabric graph must be an undirected nx.Graph (no DiGraph or "
                          "MultiGraph): bundle parallel links into one edge with 'lanes'")
@@ -191,6 +216,7 @@ def validate_graph(G, endpoints=None):
             for n in endpoints:
                 if n not in reach:
                     faults.append(f"endpoint {n!r} is disconnected from endpoint {endpoints[0]!r}")
+            faults += _rank_names(G, endpoints)
     if faults:
         more = f" (and {len(faults) - 10} more)" if len(faults) > 10 else ""
         raise GraphError("invalid fabric graph: " + "; ".join(faults[:10]) + more)

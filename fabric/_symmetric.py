@@ -29,7 +29,7 @@ import numpy as np
 from ._address import MIN_PAGE_SIZE, Finding, is_int, validate_address, whole_numbers
 from ._errors import AddressMapError, NodeError
 from ._params import Parameter
-from ._units import MiB, check_count, format_address, format_size, text_of
+from ._units import MiB, check_count, format_address, format_size, kind_error, text_of
 
 __all__ = ["HEAP_ALIGNMENT", "SymmetricHeap", "SymmetricMemory", "heap_findings"]
 
@@ -71,12 +71,12 @@ class SymmetricHeap:
         text_of(self.where, "SymmetricHeap where", optional=True)
         for key in ("size", "offset", "alignment"):
             if not is_int(getattr(self, key)):
-                raise TypeError(f"SymmetricHeap {key} must be an int, got {getattr(self, key)!r}")
+                raise kind_error(getattr(self, key), f"SymmetricHeap {key}", "an int")
         if self.chips is not None and (not isinstance(self.chips, dict) or not all(
                 isinstance(v, dict) and set(v) <= {"offset", "size"} and all(
                     is_int(x) for x in v.values()) for v in self.chips.values())):
-            raise TypeError("SymmetricHeap chips must map chip -> {'offset': int, "
-                            f"'size': int}}, got {self.chips!r}")
+            raise kind_error(self.chips, "SymmetricHeap chips",
+                             "a mapping of chip -> {'offset': int, 'size': int}")
         for key in ("size", "offset", "alignment"):
             object.__setattr__(self, key, int(getattr(self, key)))     # not a numpy integer
         if self.chips is not None:

@@ -82,7 +82,7 @@ from ._domains import DomainLimits, Grant, Window
 from ._errors import SpecError
 from ._plan import AddressPlan
 from ._symmetric import SymmetricHeap
-from ._units import is_int, kind_of, parse_address, parse_size, show_value
+from ._units import is_int, kind_error, kind_of, parse_address, parse_size, show_value, text_of
 
 #: Floats hold every whole number below this (2**53); a TOML float address or size at or
 #: above it may already be another number.
@@ -181,20 +181,19 @@ class _Reader:
             if isinstance(v, (datetime.date, datetime.time)):   # TOML reads 07:32:00 as one
                 raise TypeError("is a TOML date or time, which no field of a system file takes")
             if table == "limits" and key == "alignment" or key in _STRS:
-                if not isinstance(v, str):   # limits.alignment: "size" or "page", not bytes
-                    raise TypeError(f"must be a string, got {type(v).__name__}")
-                return v
+                # limits.alignment: "size" or "page", not bytes
+                return text_of(v, key)
             if key in _BOOLS:
                 if not isinstance(v, bool):
-                    raise TypeError(f"must be true or false, got {v!r}")
+                    raise kind_error(v, key, "true or false")
                 return v
             if key in _INTS:
                 if not is_int(v):                # TOML's ints (its true is a bool)
-                    raise TypeError(f"must be an integer, got {v!r}")
+                    raise kind_error(v, key, "an integer")
                 return v
             if key == "owners":
                 if not isinstance(v, list) or not all(isinstance(o, str) for o in v):
-                    raise TypeError(f"must be a list of names, got {v!r}")
+                    raise kind_error(v, key, "a list of names")
                 return v
             if key in _ADDRESSES or key in _SIZES:
                 # the forms this field reads: an address is decimal or hex, a size decimal
@@ -218,7 +217,7 @@ class _Reader:
     def fields(self, table, data, i=None, required=()):
         where = self.where(table, i)
         if not isinstance(data, dict):
-            self.bad(where, f"[{table}] must be a table, got {type(data).__name__}")
+            self.bad(where, str(kind_error(data, f"[{table}]", "a table")))
             return None, where
         unknown = sorted(set(data) - _KEYS[table])
         if unknown:

@@ -139,7 +139,8 @@ class Transport:
                   "nic_rx", "completion"):
             v = getattr(self, f)
             if not (is_finite(v) and v >= 0):     # True is no 1 s (a TypeError: no number)
-                raise error_for(v, f"{f} must be a finite time >= 0 in seconds, got {v!r}")
+                raise error_for(v, f"{f} must be a finite time >= 0 in seconds, got "
+                                   f"{show_value(v)}")
             object.__setattr__(self, f, float(v))
         # a count of the wrong kind is a TypeError, one out of range a SpecError
         object.__setattr__(self, "max_payload", check_count(
@@ -148,7 +149,8 @@ class Transport:
             self.header, "header", 0, "an int of bytes >= 0"))
         v = self.copy_bandwidth
         if not (is_finite(v) and v > 0):
-            raise error_for(v, f"copy_bandwidth must be a finite number > 0 of B/s, got {v!r}")
+            raise error_for(v, f"copy_bandwidth must be a finite number > 0 of B/s, got "
+                               f"{show_value(v)}")
         # numpy's numbers kept as the Python ones they equal (check_count's ints too), so a
         # packet count of np.uint8 cannot wrap
         object.__setattr__(self, "copy_bandwidth", float(v))

@@ -86,8 +86,7 @@ _QUANTITY = re.compile(r"^\s*" + _NUMBER + r"\s*([A-Za-zµ/]*)\s*$")
 
 def _split(text, what):
     if not isinstance(text, str):
-        raise TypeError(f"{what} must be a string or a number, got {show_value(text)} "
-                        f"({kind_of(text)})")
+        raise kind_error(text, what, "a string or a number")
     m = _QUANTITY.match(text)
     if not m and re.fullmatch(r"\s*[+-]?0[xX][0-9a-fA-F_]*\s*", text):
         raise SpecError(f"cannot read {what} {show_value(text)}: a {what} is decimal with an "
@@ -121,8 +120,7 @@ def _number(value, what):
     Python's "must be real number" naming nothing) that a float holds (10**400: a bare
     OverflowError), else a TypeError or a SpecError naming ``what``."""
     if not is_real(value):
-        raise TypeError(f"{what} must be a number or text such as {_EXAMPLES[what]!r}, got "
-                        f"{show_value(value)} ({kind_of(value)})")
+        raise kind_error(value, what, f"a number or text such as {_EXAMPLES[what]!r}")
     if not is_finite(value):
         raise SpecError(f"{what} must be a finite number within a float's range, got "
                         f"{show_value(value)}")
@@ -452,11 +450,11 @@ def sequence_of(values, what, items):
     >>> sequence_of("chip0", "chips", "node names or ranks")
     Traceback (most recent call last):
     ...
-    TypeError: chips must be a sequence of node names or ranks, got 'chip0'
+    TypeError: chips must be a sequence of node names or ranks, got 'chip0' (a str)
     """
     out = items_of(values)
     if out is None:
-        raise TypeError(f"{what} must be a sequence of {items}, got {show_value(values)}")
+        raise kind_error(values, what, f"a sequence of {items}")
     return out
 
 
@@ -478,24 +476,41 @@ def flag_of(value, what):
     >>> flag_of("no", "pdl")
     Traceback (most recent call last):
     ...
-    TypeError: pdl must be True or False, got 'no'
+    TypeError: pdl must be True or False, got 'no' (a str)
     """
     if not is_bool(value):
-        raise TypeError(f"{what} must be True or False, got {show_value(value)}")
+        raise kind_error(value, what, "True or False")
     return bool(value)
 
 
 def kind_of(value):
     """``value``'s type with its article, for a TypeError's message: ``"a bool"``, ``"an int"``,
-    ``"an object"`` (numpy's unsigned ints, pronounced "you", take ``"a"``). The one spelling
-    of a value's kind in the packages' messages.
+    ``"an object"``, by the sound the name starts with: a vowel letter but u (numpy's unsigned
+    ints and a UUID, pronounced "you", take ``"a"``), or numpy's ``nd`` names, read letter by
+    letter ("an ndarray"). The one spelling of a value's kind in the packages' messages
+    (:func:`kind_error` the one message refusing a kind).
 
     >>> import numpy as np
     >>> kind_of(True), kind_of(5), kind_of(object()), kind_of(np.uint8(1)), kind_of(None)
     ('a bool', 'an int', 'an object', 'a uint8', 'a NoneType')
+    >>> kind_of(np.zeros(2))
+    'an ndarray'
     """
     kind = type(value).__name__
-    return f"{'an' if kind[0] in 'aeioAEIOU' else 'a'} {kind}"
+    return f"{'an' if kind[0] in 'aeioAEIO' or kind.startswith('nd') else 'a'} {kind}"
+
+
+def kind_error(value, what, due, tail=""):
+    """The TypeError refusing ``value`` where ``due`` ("a str", "MLA or GQA") is due: "``what``
+    must be ``due``, got value (its kind)``tail``", the value abbreviated (:func:`show_value`),
+    its kind by :func:`kind_of`. STYLE's rule; the one wrong-kind message (:func:`text_of`,
+    :func:`flag_of` and :func:`sequence_of` raise it; :func:`check_count` and
+    :func:`error_for` name a number's kind in their own rule's words).
+
+    >>> kind_error({"kv_heads": 8}, "attention", "MLA or GQA")
+    TypeError("attention must be MLA or GQA, got {'kv_heads': 8} (a dict)")
+    """
+    return TypeError(f"{what} must be {due}, got {show_value(value)} ({kind_of(value)}){tail}")
 
 
 def text_of(value, what, *, optional=False):
@@ -514,8 +529,7 @@ def text_of(value, what, *, optional=False):
     """
     if isinstance(value, str) or (optional and value is None):
         return value
-    raise TypeError(f"{what} must be a str{' or None' if optional else ''}, got "
-                    f"{show_value(value)} ({kind_of(value)})")
+    raise kind_error(value, what, f"a str{' or None' if optional else ''}")
 
 
 def is_int(x):

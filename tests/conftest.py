@@ -119,17 +119,6 @@ def pytest_xdist_make_scheduler(config, log):
     return None
 
 
-def pytest_xdist_auto_num_workers(config):
-    """``-n auto`` (setup.cfg's addopts): one worker per core (pytest-xdist's own count), but a
-    run that names ONE file (or tests of one file) runs in this process: its workers would each
-    import the packages and collect it again (tests/test_cli.py: 1.8 -> 5.0 s CPU), and
-    ``--dist loadfile`` gives one file to one worker anyway."""
-    named = {arg.split("::")[0] for arg in config.args}
-    if len(named) == 1 and (config.invocation_params.dir / named.pop()).is_file():
-        return 0
-    return None
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
     # trylast: after -k / -m deselect their items

@@ -243,7 +243,9 @@ KNOWN_MISSES = {
     # gb200-tray-ring-1k / -1m (1.6% / 7.7% since session 22, were 26% / 22% under), with
     # one process driving the tray's 4 devices (-g 4 -n 40): the host launches 4 x 3.0 us
     # per iteration while the GPUs run the previous ones (analysis.host_launch_delay;
-    # runtime "nccl" host_launch).
+    # runtime "nccl" host_launch). Session 34: the eager loop's own fill (eager_loop=40,
+    # 3.0 / 40 us an iteration) moves the three time rows by +0.075 us: -1k 15.68 us (2.1%),
+    # -64k 17.72 (2.9%), -1m 21.12 (8.1%).
     # h100-2x8-nic-ar: within 25% since session 13 (524.4 vs 470 GB/s, 12%; 32% from session 8
     # to 13). NCCL 2.26.6 (tagged by the source's date) CHOOSES NVLS-tree by its own tables
     # (min(bwIntra, bwInter) x 5/6 of the NVLS graph, bwInter its search speed 48 GB/s per head);

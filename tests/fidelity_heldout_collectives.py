@@ -166,7 +166,8 @@ KNOWN_MISSES = {
     # to one head, whose rank's links carry 4 + 4 KiB where an even split carries 4 x 9/8
     # (analysis._runtime_cost.nvls_head_load). Still 2.20.5's own 23 us NVLS step and -g 8's
     # host launches (8 x 3.0 us) overlapping the GPU; the 1 KiB row of the same page (29.9 us
-    # measured) is 22% off the same way
+    # measured) is 22% off the same way. Session 34: the eager loop's fill (eager_loop=40)
+    # gives 1.154 GB/s (24.1%) and 1 KiB 21.5%
     # azure-h100-nvls-ar-256k: within 25% since session 18 (9.98 vs 10.86 GB/s, 9% slow; was
     # 17.42, 60% fast): NCCL 2.18.5 splits NVLS inside the kernel (all_reduce.h: channel bid
     # takes the bid-th block of heads x chunk of each loop), so 256 KiB runs on 2 of the 16

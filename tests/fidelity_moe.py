@@ -229,7 +229,13 @@ KNOWN_MISSES = {
                               "21.65 us; session 26, round 1's (with the set-up after the barrier: "
                               "193 cycles and the output row's L1.5 fetch), 0.15 us: 21.8 us; session 27, those issue "
                               "cycles per number of valid slots (all 8 here: 360 in round 1, "
-                              "320 a later round), 0.20 us: 22.0 us",
+                              "320 a later round), 0.20 us: 22.0 us. Session 34: NVIDIA's "
+                              "collector prices the trips right (its EP4 -> EP8 step, slot 7 a "
+                              "new rank: 4 more trips, +8.19 / +9.11 us at 1 / 16 tokens "
+                              "against +8.38 modelled), and with its ~3 us per-op harness "
+                              "excess taken out its EP8 dispatch agrees with blog18's while "
+                              "its combine does not: the miss is this combine's alone, per op, "
+                              "~7 us beyond the staging (docs/sources.md s.7, session 34)",
     "trtllm-ep8-bs16-combine": "as bs1: 22.4 us modelled (the CUPTI span less the floor's graph "
                                "gap; two peer round trips per pulled round, session 17; the "
                                "loop's other loads per round, session 22; its issue cycles "

@@ -20,8 +20,10 @@ def f8():
 
 @pytest.mark.parametrize("kernels", [[True], [1e-6, False], ["1e-3"], [None]])
 def test_eager_pass_refuses_a_bool_or_a_string_as_a_kernel_time(kernels):
-    # before: [True] read as 1 s (1.000004 s), "1e-3" as 1 ms
-    with pytest.raises(SpecError, match="kernel_seconds must be numbers of seconds"):
+    # before: [True] read as 1 s (1.000004 s), "1e-3" as 1 ms; a wrong kind is a TypeError
+    # naming the position (a SpecError 'kernel_seconds must be numbers of seconds' before
+    # session 34)
+    with pytest.raises(TypeError, match=r"kernel_seconds\[\d\] must be a finite number >= 0 "):
         S.eager_pass_seconds(kernels)
 
 

@@ -81,7 +81,8 @@ CASES = [
     ("windows", "page_size", True, ("page_size = True: size must be a number or text such as "
                                     "'4KiB', got True (a bool)")),
     ("heap", "offset", "inf", "offset = 'inf': cannot read size 'inf'"),
-    ("address", "width", 1e300, "width = 1e+300: must be an integer"),
+    ("address", "width", 1e300, ("width = 1e+300: width must be an integer, got 1e+300 "
+                                  "(a float)")),     # kind_error's text since session 34
     ("address", "layout", "é", "layout must be one of ('owner-bits', 'packed', 'explicit')"),
 ]
 

@@ -94,3 +94,122 @@ def test_an_empty_list_is_no_item_wherever_integers_go():
     # a float array with values stays a wrong kind
     with pytest.raises(TypeError, match="dtype float64"):
         interleave_target([0.0], 4, 256)
+
+
+def _numbered_chips():
+    """Four chips named "1".."4" (ranks 0..3) on one switch: names that read as other ranks."""
+    import networkx as nx
+
+    from fabric import Fabric
+
+    G = nx.Graph()
+    for n in "1234":
+        G.add_node(n, kind="chip")
+        G.add_edge(n, "sw", bandwidth=1e11, latency=1e-7)
+    G.nodes["sw"]["kind"] = "switch"
+    return Fabric.from_graph(G, name="numbered")
+
+
+def test_a_failed_chip_named_by_a_numeral_is_not_the_rank_it_spells():
+    # before: chip "2" (rank 1) failed, and node("2") answered rank 2's chip "3": a route
+    # "from 2" silently left from chip 3
+    from fabric import NodeError
+
+    f = _numbered_chips()
+    assert f.node("2") == "2" and f.node(2) == "3"
+    g = f.without(chips=["2"])
+    for call in (lambda: g.node("2"), lambda: g.route("2", "4")):
+        with pytest.raises(NodeError, match=r"^numbered without 1 node: 2 \(rank 1\) has failed$"):
+            call()
+    assert g.node("3") == "3" and g.node(2) == "3" and g.node("rank:2") == "3"
+
+
+def test_an_access_no_path_reaches_names_its_address():
+    # the brief: unreachable is an error naming the address (the forwarding tables' errors
+    # did; access() named the chips only)
+    from fabric import RoutingError, access
+
+    f = topologies.build("torus:4x4,chip=h100")
+    g = f.without(links=[("chip5", n) for n in f.graph["chip5"]])
+    cut = g.address_map.regions_of("chip5")[0].base + 4096
+    with pytest.raises(RoutingError, match=r"chip5 is cut off .* failed \(address 0xa000001000\)$"):
+        access(g, "chip0", cut)
+    gone = f.address_map.regions_of("chip6")[0].base + 64
+    with pytest.raises(RoutingError, match=r"'chip6' of this address has failed, so no access "
+                                           r"reaches it \(address 0xc000000040\)$"):
+        access(g.without(chips=["chip6"]), "chip0", gone)
+
+
+@pytest.mark.parametrize("nbytes, error", [(-1, "SpecError"), (float("nan"), "SpecError"),
+                                           (0, "SpecError"), (True, "TypeError")])
+def test_the_bisection_bound_checks_its_bytes(nbytes, error):
+    # before: -1 gave a negative bound, nan a nan, 0 a ZeroDivisionError, True 1 byte
+    from analysis import bisection_bound
+
+    with pytest.raises(Exception, match="nbytes must be a finite number > 0 bytes") as e:
+        bisection_bound(topologies.build("torus:4x4"), nbytes)
+    assert type(e.value).__name__ == error
+
+
+def test_the_bisection_bound_off_a_torus_is_not_applicable():
+    # a FabricError (was a plain ValueError), still a ValueError
+    from analysis import NotApplicableError, bisection_bound
+
+    with pytest.raises(NotApplicableError, match="needs a dimension of even size"):
+        bisection_bound(topologies.build("torus:3x3"))
+
+
+def test_a_node_named_by_a_tuple_fails_as_one_node():
+    # networkx's grid nodes are tuples: without(chips=(0, 1)) failed ranks 0 and 1 (nodes
+    # (0, 0) and (0, 1)); a bare pair of such nodes was read as two links, refused as
+    # "cannot fail link ((0, 0), (0, 0))"
+    import networkx as nx
+
+    from fabric import Fabric
+
+    G = nx.grid_2d_graph(2, 3)
+    nx.set_node_attributes(G, "chip", "kind")
+    nx.set_edge_attributes(G, 1e11, "bandwidth")
+    nx.set_edge_attributes(G, 1e-7, "latency")
+    f = Fabric.from_graph(G, name="grid")
+    assert f.without(chips=(0, 1)).failures.nodes == ((0, 1),)
+    assert f.without(links=((0, 1), (1, 1))).failures.links == (((0, 1), (1, 1)),)
+    assert f.without(lanes=((0, 1), (1, 1))).failures.links == (((0, 1), (1, 1)),)
+    assert f.without(chips=[0, 1]).failures.nodes == ((0, 0), (0, 1))     # a list: ranks
+
+
+def test_a_graph_whose_int_names_are_other_ranks_is_refused_naming_the_fix():
+    # lead's decision (board 15:06): networkx's star (hub 0, chips 1..4 = ranks 0..3) was
+    # accepted, and node(1) answered chip 2, route(1, 2) ran [2, 0, 3], without(chips=[0])
+    # failed chip 1 (no int could name the hub)
+    import networkx as nx
+
+    from fabric import Fabric, GraphError
+
+    G = nx.star_graph(4)
+    nx.set_node_attributes(G, "chip", "kind")
+    G.nodes[0]["kind"] = "switch"
+    nx.set_edge_attributes(G, 1e11, "bandwidth")
+    nx.set_edge_attributes(G, 1e-7, "latency")
+    with pytest.raises(GraphError, match=r"node 0 is named by an int, which cofabric reads as "
+                                         r"rank 0, the chip 1 \(and 3 more such: 1, 2, 3\): "
+                                         r"name the nodes with strings \(networkx.relabel_nodes"
+                                         r"\(G, str\)\), or with ints equal to their ranks$"):
+        Fabric.from_graph(G)
+    # ints equal to their ranks stay (every node a chip, in order), and one past the ranks
+    H = nx.relabel_nodes(G, {0: 4, 1: 0, 2: 1, 3: 2, 4: 3})
+    assert Fabric.from_graph(H).node(2) == 2
+
+
+def test_no_builder_preset_or_system_file_names_a_node_by_another_rank():
+    from degrade import built
+
+    from fabric import validate_graph
+    from topologies import PRESETS, load_system
+    from topologies._spec import _EXAMPLES
+
+    fabrics = [built(s) for s in [*PRESETS, *_EXAMPLES.values()]]
+    fabrics += [load_system(p).fabric for p in ("examples/sd200-ultra.toml",
+                                                 "tests/data/addr_clean.toml")]
+    for f in fabrics:
+        validate_graph(f.graph, f.endpoints)

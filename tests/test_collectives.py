@@ -38,10 +38,12 @@ def ring(p, chip=CHIP):
 
 def star(p, chip=CHIP):
     """p chips on one switch that reduces in the network."""
-    G = nx.star_graph(p)  # node 0 is the hub
+    # networkx's star: node 0 the hub, 1..p the chips (ranks 0..p-1): relabelled, since an
+    # int is read as a rank (session 34: from_graph refuses ints that are other chips' ranks)
+    G = nx.relabel_nodes(nx.star_graph(p), {k: f"chip{k - 1}" if k else "sw" for k in range(p + 1)})
     nx.set_node_attributes(G, "chip", "kind")
-    G.nodes[0]["kind"] = "switch"
-    G.nodes[0]["reduction"] = True
+    G.nodes["sw"]["kind"] = "switch"
+    G.nodes["sw"]["reduction"] = True
     nx.set_edge_attributes(G, BW, "bandwidth")
     nx.set_edge_attributes(G, LAT, "latency")
     return Fabric.from_graph(G, name=f"star{p}", chip=chip)

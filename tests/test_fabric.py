@@ -66,8 +66,14 @@ def test_explicit_endpoints_are_checked():
         Fabric.from_graph(G, endpoints=[0, 7])
     with pytest.raises(GraphError, match="listed twice"):
         Fabric.from_graph(G, endpoints=[0, 0])
-    f = Fabric.from_graph(G, endpoints=[3, 2, 1, 0])
-    assert f.rank_of[3] == 0
+    # chips named by ints in another rank order: node(3) would answer rank 3, node 0
+    # (session 34: refused, naming the node, the rank it reads as and the fix)
+    with pytest.raises(GraphError, match=r"node 0 is named by an int, which cofabric reads as "
+                                         r"rank 0, the chip 3 \(and 3 more such: 1, 2, 3\): "
+                                         r"name the nodes with strings"):
+        Fabric.from_graph(G, endpoints=[3, 2, 1, 0])
+    f = Fabric.from_graph(nx.relabel_nodes(G, str), endpoints=["3", "2", "1", "0"])
+    assert f.rank_of["3"] == 0
 
 
 def test_node_resolution():

@@ -32,16 +32,20 @@ def test_ci_runs_the_readme_test_command():
     assert command in ci.splitlines() and os.access(ROOT / ".ci" / "run", os.R_OK)
 
 
-def test_plain_pytest_runs_the_readme_test_command():
+def test_plain_pytest_runs_the_readme_test_command(pytestconfig):
     """setup.cfg's addopts carry the README command's options, so a plain ``python -m pytest``
     (a newcomer's, newcomer-check's) runs on every core as the README's does (one process took
     271-279 s, at the 5-minute budget); .ci/run's oldest-libraries step installs pytest-xdist
-    for them. A run that names one file stays in its own process (conftest.py)."""
+    for them. A run that names one file stays in its own process (the root's conftest.py,
+    which pytest reads for any path: a module's doctests too)."""
     import configparser
     import shlex
     from types import SimpleNamespace
 
-    from conftest import pytest_xdist_auto_num_workers
+    root = [m for m in pytestconfig.pluginmanager.get_plugins()
+            if Path(getattr(m, "__file__", None) or ".").resolve() == ROOT / "conftest.py"]
+    assert len(root) == 1, "pytest did not read the root's conftest.py"
+    pytest_xdist_auto_num_workers = root[0].pytest_xdist_auto_num_workers
 
     cfg = configparser.ConfigParser()
     cfg.read(ROOT / "setup.cfg")
@@ -58,7 +62,7 @@ def test_plain_pytest_runs_the_readme_test_command():
         config = SimpleNamespace(args=list(args), invocation_params=SimpleNamespace(dir=ROOT))
         return pytest_xdist_auto_num_workers(config)
 
-    assert workers("tests/test_readme.py") == 0
+    assert workers("tests/test_readme.py") == 0 and workers("fabric/_units.py") == 0
     assert workers("tests/test_readme.py::test_readme_has_examples") == 0
     assert workers("tests/test_readme.py", "tests/test_cli.py") is None    # xdist's count
     assert workers("tests") is None and workers(*cfg["tool:pytest"]["testpaths"].split()) is None

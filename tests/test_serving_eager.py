@@ -122,8 +122,9 @@ def test_every_chunk_pays_its_own_exposed_launch(isl, frac, model):
     ({"kernel_seconds": [1.0], "repeat": 1.5}, "repeat"),
 ])
 def test_bad_eager_inputs_are_named(kw, match):
-    # a count of the wrong kind (repeat=1.5) is a TypeError (session 31)
-    error = TypeError if kw.get("repeat") == 1.5 else SpecError
+    # a count of the wrong kind (repeat=1.5) is a TypeError (session 31), as is a string for
+    # the kernel times (session 34)
+    error = TypeError if kw.get("repeat") == 1.5 or kw["kernel_seconds"] == "abc" else SpecError
     with pytest.raises(error, match=match):
         eager_pass_seconds(**kw)
 

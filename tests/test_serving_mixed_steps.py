@@ -189,7 +189,7 @@ def test_bad_saving_inputs_are_named(args, match):
     # a chunk (a count) of the wrong kind is a TypeError (session 31)
     with pytest.raises(TypeError if args[2] in (2.5, True) else SpecError, match=match):
         shared_weight_read(pre, *args)
-    with pytest.raises(SpecError, match="PrefillTime"):
+    with pytest.raises(TypeError, match="PrefillTime"):     # a SpecError before session 34
         shared_weight_read(0.6, 0.02, 0.001, 100)
     with pytest.raises(SpecError, match="engine must be one of"):
         analysis.step_budget("foo")

@@ -86,5 +86,6 @@ def test_pareto_front_refuses_nan():
 
 @pytest.mark.parametrize("bad", [None, 3, {"breakdown": {}}])
 def test_speed_limits_needs_a_point(bad):
-    with pytest.raises(SpecError, match="point must be a ServingPoint"):
+    # a wrong kind is a TypeError (STYLE's rule; a SpecError before session 34)
+    with pytest.raises(TypeError, match="point must be a ServingPoint"):
         analysis.speed_limits(bad)
