@@ -943,8 +943,8 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     nodes, idx = resolve_ranks(fabric, ranks)
     p = len(nodes)
     if devices_per_process > p:
-        raise SpecError(f"devices_per_process={devices_per_process!r} exceeds the operation's "
-                        f"{p} ranks (one process drives some of the ranks taking part)")
+        raise SpecError(f"devices_per_process={show_value(devices_per_process)} exceeds the "
+                        f"operation's {p} ranks (one process drives some of the ranks taking part)")
     M = _traffic_arg(op, nbytes, p)
     empty = _is_empty(op, nbytes, M)
     n = 0.0

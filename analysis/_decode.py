@@ -1103,13 +1103,14 @@ def expert_activation(experts, k, tokens, skew=0.0):
         raise error_for(skew, f"skew must be a finite number >= 0, got skew={show_value(skew)}")
     experts = check_count(experts, "experts", 1, "an integer >= 1 (routed experts)")
     if check_count(k, "k", 0, f"an integer between 0 and experts ({experts})") > experts:
-        raise SpecError(f"k must be an integer between 0 and experts ({experts}), got k={k!r}")
+        raise SpecError(f"k must be an integer between 0 and experts ({experts}), got "
+                        f"k={show_value(k)}")
     if not (is_finite(tokens) and tokens >= 0):
         # a negative count would make an expert more than certainly active
         raise error_for(tokens, f"tokens must be a finite number >= 0 (tokens routed), got "
                                 f"tokens={show_value(tokens)}")
     experts, k = int(experts), int(k)
-    check_length(experts, f"experts={experts!r}")        # one probability per expert
+    check_length(experts, f"experts={show_value(experts)}")     # one probability per expert
     if skew == 0:
         pick = np.full(experts, k / experts)
     else:
@@ -1300,10 +1301,10 @@ def parse_layout(layout, n_chips):
             key, sep, val = part.partition("=")
             key = key.strip()
             if not sep or key not in keys or not is_numeral(val.strip()) or val.strip().startswith("-"):
-                raise SpecError(f"layout: cannot read {show_value(part)}; expected tp=N, dp=N, ep=N or "
-                                f"etp=N, comma separated")
+                raise SpecError(f"layout: cannot read {show_value(part)}; expected tp=N, dp=N, "
+                                f"ep=N or etp=N, comma separated")
             if key in values:
-                raise SpecError(f"layout: {key} is given twice in {layout!r}")
+                raise SpecError(f"layout: {key} is given twice in {show_value(layout)}")
             values[key] = int(val)
     elif isinstance(layout, dict):
         values = dict(layout)
@@ -1353,7 +1354,7 @@ def _check_tp(tp, chips):
     rule = (f"an integer >= 1 dividing the instance's {chips} chips (its tensor-parallel group "
             "size)")
     if chips % check_count(tp, "tp", 1, rule):
-        raise SpecError(f"tp must be {rule}, got tp={tp!r}")
+        raise SpecError(f"tp must be {rule}, got tp={show_value(tp)}")
     return int(tp)
 
 

@@ -150,7 +150,8 @@ def _set_ints(obj, names, minimum):
 def _format(name, what):
     fmt = WEIGHT_FORMATS.get(text_of(name, what, optional=True))
     if fmt is None:
-        raise SpecError(f"{what} must be one of {sorted(WEIGHT_FORMATS)} or None, got {name!r}")
+        raise SpecError(f"{what} must be one of {sorted(WEIGHT_FORMATS)} or None, got "
+                        f"{show_value(name)}")
     return fmt
 
 
@@ -159,8 +160,8 @@ def _agree(bytes_name, value, fmt_name, name):
     fmt = _format(name, fmt_name)
     check_number(bytes_name, value, 0, strict=True)
     if not math.isclose(value, fmt.bytes_per_weight):
-        raise SpecError(f"{bytes_name}={value!r} disagrees with {fmt_name}={name!r} "
-                        f"({fmt.bytes_per_weight} B/weight)")
+        raise SpecError(f"{bytes_name}={show_value(value)} disagrees with "
+                        f"{fmt_name}={show_value(name)} ({fmt.bytes_per_weight} B/weight)")
 
 
 def _set_number(obj, name):
@@ -212,19 +213,19 @@ class WeightFormat:
     def __post_init__(self):
         text_of(self.name, "weight format name")
         for f in ("source", "math", "math_source"):
-            text_of(getattr(self, f), f"weight format {self.name!r}: {f}")
+            text_of(getattr(self, f), f"weight format {show_value(self.name)}: {f}")
         for f, lo in (("bits", 0.0), ("scale_bits", None)):
             v = getattr(self, f)
             if not is_finite(v) or (v <= lo if lo is not None else v < 0):
                 rule = "> 0" if lo is not None else ">= 0"
-                raise error_for(v, f"weight format {self.name!r}: {f} must be a finite number "
-                                   f"{rule}, got {show_value(v)}")
+                raise error_for(v, f"weight format {show_value(self.name)}: {f} must be a "
+                                   f"finite number {rule}, got {show_value(v)}")
             object.__setattr__(self, f, float(v))     # np.float16 would compute as one
         object.__setattr__(self, "group", check_count(
-            self.group, "group", 1, f"an integer >= 1 (weight format {self.name!r})"))
+            self.group, "group", 1, f"an integer >= 1 (weight format {show_value(self.name)})"))
         if self.math not in MATH_FORMATS:
-            raise SpecError(f"weight format {self.name!r}: math must be one of {MATH_FORMATS}, "
-                            f"got {self.math!r}")
+            raise SpecError(f"weight format {show_value(self.name)}: math must be one of "
+                            f"{MATH_FORMATS}, got {show_value(self.math)}")
 
     @property
     def bytes_per_weight(self):
@@ -638,7 +639,7 @@ class MoEModel:
 
     def __post_init__(self):
         text_of(self.name, "model name")        # name=5 was kept, and printed as 5
-        text_of(self.source, f"model {self.name!r}: source")
+        text_of(self.source, f"model {show_value(self.name)}: source")
         if self.mtp_format is not None:
             _format(self.mtp_format, "mtp_format")
         if self.weight_format is not None:
@@ -654,8 +655,8 @@ class MoEModel:
             if self.expert_weight_bytes is None:
                 object.__setattr__(self, "expert_weight_bytes", fmt.bytes_per_weight)
             elif not math.isclose(self.expert_weight_bytes, fmt.bytes_per_weight):
-                raise SpecError(f"expert_weight_bytes={self.expert_weight_bytes!r} disagrees "
-                                f"with expert_format={self.expert_format!r} "
+                raise SpecError(f"expert_weight_bytes={show_value(self.expert_weight_bytes)} "
+                                f"disagrees with expert_format={show_value(self.expert_format)} "
                                 f"({fmt.bytes_per_weight} B/weight)")
         if self.expert_weight_bytes is None:
             object.__setattr__(self, "expert_weight_bytes", self.weight_bytes)
@@ -735,7 +736,7 @@ class MoEModel:
                     self.weight_format if self.expert_weight_bytes == self.weight_bytes
                     else None)
         raise SpecError(f"part must be one of attention, ffn, experts, router, head, "
-                        f"scores; got {part!r}")
+                        f"scores; got {show_value(part)}")
 
     # -- structure --------------------------------------------------------------------
 
@@ -929,7 +930,7 @@ class MoEModel:
         if part == "experts":
             return self.expert_weight_bytes
         raise SpecError(f"part must be one of attention, ffn, experts, "
-                        f"{', '.join(UNQUANTIZED_PARTS)}; got {part!r}")
+                        f"{', '.join(UNQUANTIZED_PARTS)}; got {show_value(part)}")
 
     @property
     def kv_bytes_per_token(self):
@@ -1133,7 +1134,7 @@ def load_model_toml(path):
     kind = att.pop("type", None)
     if kind not in _ATTENTION:
         raise SpecError(f"{path}: attention.type must be one of {sorted(_ATTENTION)}, "
-                        f"got {kind!r}")
+                        f"got {show_value(kind)}")
     cls = _ATTENTION[kind]
     attention = _build(cls, att, f"{path} [attention]")
     data.setdefault("name", str(path))
@@ -1146,7 +1147,7 @@ def _build(cls, values, where):
     names = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(values) - names)
     if unknown:
-        raise SpecError(f"{where}: unknown keys {unknown}; allowed: {sorted(names)}")
+        raise SpecError(f"{where}: unknown keys {show_value(unknown)}; allowed: {sorted(names)}")
     required = {f.name for f in dataclasses.fields(cls)
                 if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
     missing = sorted(required - set(values))

@@ -315,14 +315,16 @@ def parse_routing(routing):
     if isinstance(routing, dict):
         if len(routing) != 1 or str(next(iter(routing))).replace("_", "-") not in (
                 "nodes", "max-nodes", "node-limited"):
-            raise SpecError(f"a routing given as a dict is {{'max_nodes': M}}, got {routing!r}")
+            raise SpecError(f"a routing given as a dict is {{'max_nodes': M}}, got "
+                            f"{show_value(routing)}")
         (key, val), = routing.items()
         routing = ("node-limited", check_count(val, str(key), 1, rule))
     elif is_int(routing):
         routing = ("node-limited", check_count(routing, "routing", 1, rule))
     elif isinstance(routing, tuple):
         if len(routing) != 2:
-            raise SpecError(f"a routing given as a pair is (name, M or None), got {routing!r}")
+            raise SpecError(f"a routing given as a pair is (name, M or None), got "
+                            f"{show_value(routing)}")
         if routing[1] is not None:
             routing = (routing[0], check_count(routing[1], "routing[1]", 1, rule))
     if isinstance(routing, tuple):
@@ -339,9 +341,10 @@ def parse_routing(routing):
             return name, 4
         if is_numeral(arg) and int(arg) >= 1:
             return name, int(arg)
-        raise SpecError(f"node-limited routing needs M >= 1 nodes per token, got {routing!r}")
+        raise SpecError(f"node-limited routing needs M >= 1 nodes per token, got "
+                        f"{show_value(routing)}")
     raise SpecError(f"routing must be 'uniform', 'balanced', 'grouped' or 'node-limited[:M]', "
-                    f"got {routing!r}")
+                    f"got {show_value(routing)}")
 
 
 def _check_counts(experts, k, ep, nodes):

@@ -360,7 +360,8 @@ def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384)
 
     unknown = [f for f in families if f not in SCALING_FAMILIES]
     if unknown:
-        raise SpecError(f"unknown families {show_value(unknown)}; known: {', '.join(SCALING_FAMILIES)}")
+        raise SpecError(f"unknown families {show_value(unknown)}; known: "
+                        f"{', '.join(SCALING_FAMILIES)}")
     # a wrong kind a TypeError, named by its position
     sizes = [check_count(n, f"sizes[{i}]", 2, "a chip count >= 2") for i, n in enumerate(sizes)]
     collective_limit, decode_limit = (check_count(v, name, 0, "a chip count >= 0") for name, v in (

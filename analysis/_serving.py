@@ -131,6 +131,7 @@ from fabric._units import (
     kind_error,
     sequence_of,
     show_value,
+    text_of,
 )
 
 from ._decode import (
@@ -302,9 +303,9 @@ class TcoEntry:
 
     def parameters(self, tier):
         """``$ / GPU-hour`` of ``tier`` and the power as :class:`~fabric.Parameter` records."""
-        if not isinstance(tier, str) or tier not in self.usd_per_gpu_hour:
+        if text_of(tier, "tier") not in self.usd_per_gpu_hour:    # a kind first, then the set
             raise SpecError(f"tier must be one of {', '.join(self.usd_per_gpu_hour)}, got "
-                            f"tier={tier!r}")
+                            f"tier={show_value(tier)}")
         return (Parameter(f"tco.{self.gpu}.usd_per_gpu_hour.{tier}",
                           self.usd_per_gpu_hour[tier], "$/h", self.source),
                 Parameter(f"tco.{self.gpu}.all_in_kw_per_gpu", self.all_in_kw_per_gpu, "kW",
@@ -414,8 +415,8 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
     >>> serving_cost(topologies.build("sd200-ultra"))[3].startswith("chip price $38,750")
     True
     """
-    if tier not in TIERS:
-        raise SpecError(f"tier must be one of {', '.join(TIERS)}, got {tier!r}")
+    if text_of(tier, "tier") not in TIERS:      # a kind first (TypeError), then the set
+        raise SpecError(f"tier must be one of {', '.join(TIERS)}, got {show_value(tier)}")
     if gpu is not None:
         # checked whatever prices the system (with chip_price it went unread: any name, or a
         # list's "unhashable type" without)

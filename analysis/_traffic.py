@@ -39,6 +39,7 @@ from fabric._units import (
     check_count,
     check_fraction,
     check_number,
+    error_for,
     is_bool,
     is_real,
     show_value,
@@ -161,8 +162,8 @@ def _positive(x, name):
         v = float(x) if is_real(x) else math.nan
     except OverflowError:
         v = math.inf
-    if not math.isfinite(v) or v <= 0:
-        raise SpecError(f"{name} must be a finite number > 0, got {show_value(x)}")
+    if not math.isfinite(v) or v <= 0:      # a wrong kind (a bool, text) a TypeError
+        raise error_for(x, f"{name} must be a finite number > 0, got {show_value(x)}")
     return v
 
 
@@ -200,6 +201,9 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
         Bytes per pair (all-to-all, permutation, shift), per source (hotspot),
         or per token (moe); > 0 and at most 2**63.
 
+    Every keyword is checked whether the pattern uses it or not (a ``fraction`` of nan
+    given with ``"shift"`` is a :class:`~fabric.SpecError`, not ignored).
+
     Returns
     -------
     TrafficMatrix
@@ -216,7 +220,7 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
     ...
     fabric.SpecError: unknown traffic 'tornado'; known: all-to-all, permutation, shift, hotspot, moe
     """
-    if name not in TRAFFIC:
+    if text_of(name, "traffic name") not in TRAFFIC:     # a kind first (TypeError), then the set
         raise SpecError(f"unknown traffic {show_value(name)}; known: {', '.join(TRAFFIC)}")
     n = _count(fabric_or_n)
     nbytes = _positive(nbytes, "nbytes")
@@ -224,6 +228,17 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
         # the matrix's sums and link loads must stay finite floats
         raise SpecError(f"nbytes must be at most 2**63 bytes, got {nbytes!r}")
     seed = check_count(seed, "seed", 0)
+    # every keyword is checked whether the pattern uses it or not: a nan fraction or a -1
+    # top_k given with another pattern is a mistake, not a value to ignore (session 34)
+    shift = check_count(shift, "shift", None)
+    fraction = check_fraction("fraction", fraction, 0, 1)
+    skew = check_number("skew", skew, 0)
+    top_k, tokens = check_count(top_k, "top_k", 1), check_count(tokens, "tokens", 1)
+    if experts is not None:
+        experts = check_count(experts, "experts", 1)
+    if text_of(placement, "placement") not in ("round-robin", "blocked"):
+        raise SpecError(f"placement must be 'round-robin' or 'blocked', got "
+                        f"{show_value(placement)}")
     if name == "all-to-all":
         return TrafficMatrix("all-to-all", n, fill=nbytes)
     check_length(n * n, f"a traffic matrix of {n} endpoints")
@@ -234,7 +249,7 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
         label = f"permutation(seed={seed})"
     elif name == "shift":
         # reduced first: numpy holds no shift of 2**63 (an OverflowError naming nothing)
-        M[np.arange(n), (np.arange(n) + check_count(shift, "shift", None) % n) % n] = nbytes
+        M[np.arange(n), (np.arange(n) + shift % n) % n] = nbytes
         label = f"shift({shift})"
     elif name == "hotspot":
         shown = None
@@ -246,7 +261,6 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
         hot = given.astype(np.int64)
         if hot.size == 0 or (hot < 0).any() or (hot >= n).any():
             raise NodeError(f"hot ranks must lie in 0..{n - 1}, got {hot.tolist()}")
-        fraction = check_fraction("fraction", fraction, 0, 1)
         M[:] = nbytes * (1 - fraction) / (n - 1)
         for i in range(n):
             targets = hot[hot != i]
@@ -261,23 +275,19 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
 
 
 def _moe(n, nbytes, seed, experts, top_k, tokens, skew, placement):
-    # the checked Python ints: np.int64 tokens x n wrapped past check_length, np.uint64
-    # experts made float indices (an IndexError)
-    E, top_k, tokens = (check_count(value, what, 1) for value, what in (
-        (8 * n if experts is None else experts, "experts"), (top_k, "top_k"), (tokens, "tokens")))
+    # the checked Python ints (traffic's checks): np.int64 tokens x n wrapped past
+    # check_length, np.uint64 experts made float indices (an IndexError)
+    E = 8 * n if experts is None else experts
     if top_k > E:
         raise SpecError(f"top_k={top_k} must not exceed experts={E}")
     check_length(E, f"experts={E}")                      # a weight and a home per expert
     check_length(n * tokens, f"tokens={tokens} on each of {n} ranks")     # one row a token
-    skew = check_number("skew", skew, 0)
     if placement == "round-robin":
         home = np.arange(E) % n
     elif placement == "blocked":
         if E % n:
             raise SpecError(f"blocked placement needs experts ({E}) divisible by ranks ({n})")
         home = np.arange(E) // (E // n)
-    else:
-        raise SpecError(f"placement must be 'round-robin' or 'blocked', got {placement!r}")
     rng = np.random.default_rng(seed)
     logp = -skew * np.log(np.arange(1, E + 1))
     M = np.zeros((n, n))

@@ -75,6 +75,7 @@ from ._units import (
     name_list,
     sequence_of,
     show_value,
+    text_of,
 )
 
 __all__ = ["HOST_MEMORY_LOAD", "OPS", "Access", "LatencyStats", "access", "access_latencies",
@@ -227,8 +228,8 @@ def _transport_name(transport):
 
 
 def _check_op(op, size):
-    if not isinstance(op, str) or op not in OPS:
-        raise SpecError(f"op must be one of {', '.join(OPS)}, got {op!r}")
+    if text_of(op, "op") not in OPS:        # a kind first (TypeError), then the set
+        raise SpecError(f"op must be one of {', '.join(OPS)}, got {show_value(op)}")
     size = check_count(size, "size", 1, "a positive int of bytes")
     if size > MAX_BYTES:
         # the batched paths hold sizes in int64, and the timing divides them as floats

@@ -10,7 +10,7 @@ it holds and passes unexamined (a bool array is refused by each caller's dtype r
 import numpy as np
 
 from ._errors import SpecError
-from ._units import is_bool, is_real
+from ._units import is_bool, is_finite, is_float, is_real, show_value
 
 __all__ = []
 
@@ -83,11 +83,16 @@ def real_array(values, name, what, copy=True):
     """
     a = number_array(values, name)
     if a.dtype.kind == "O" and all(map(is_real, a.flat)):
-        a = a.astype(float)     # Python numbers held as objects (ints, Fractions)
+        # Python numbers held as objects (ints, Fractions); an int no float holds (10**400)
+        # raised astype's bare OverflowError
+        big = next((v for v in a.flat if not (is_finite(v) or is_float(v))), None)
+        if big is not None:
+            raise SpecError(f"{what}, got a number beyond a float's range: {show_value(big)}")
+        a = a.astype(float)
     if a.dtype.kind not in "iuf":
         kind = {"b": "booleans", "c": "complex numbers", "U": "text", "S": "text"}.get(
             a.dtype.kind, "values that are not numbers")
-        raise TypeError(f"{what}, got {kind}: {values!r:.60}")
+        raise TypeError(f"{what}, got {kind}: {show_value(values)}")
     return a.astype(float, copy=copy)
 
 
@@ -124,6 +129,8 @@ def traffic_values(matrix, n, what, name, copy=True):
     else:
         try:        # a new array unless copy=False: callers may write into it
             M = real_array(matrix, name, what, copy=copy)
+        except SpecError:           # (real_array's own: a number beyond a float's range)
+            raise
         except ValueError as e:     # numpy refuses rows of different lengths
             raise SpecError(f"{what}, got rows of different lengths") from e
     if M.shape != (n, n):

@@ -377,4 +377,5 @@ def chip_spec(name):
     try:
         return CHIPS[name]
     except (KeyError, TypeError):
-        raise SpecError(f"unknown chip {show_value(name)}; known: " + ", ".join(sorted(CHIPS))) from None
+        raise SpecError(f"unknown chip {show_value(name)}; known: "
+                        + ", ".join(sorted(CHIPS))) from None

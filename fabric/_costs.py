@@ -92,6 +92,7 @@ from dataclasses import dataclass
 
 from ._errors import SpecError
 from ._params import Parameter
+from ._units import show_value, text_of
 
 __all__ = ["CHIP_POWER", "COST_BOOKS", "MEDIA", "RACK_CHIPS", "HardwareCosts", "chip_power",
            "hardware_costs", "rack_chips"]
@@ -440,10 +441,10 @@ def hardware_costs(name="street-2026"):
     """
     if isinstance(name, HardwareCosts):
         return name
-    try:
-        return COST_BOOKS[name]
-    except (KeyError, TypeError):
-        raise SpecError(f"unknown cost book {name!r}; known: "
+    try:            # a name's kind first (a TypeError: STYLE's rule for a choice), then the set
+        return COST_BOOKS[text_of(name, "cost book")]
+    except KeyError:
+        raise SpecError(f"unknown cost book {show_value(name)}; known: "
                         + ", ".join(sorted(COST_BOOKS))) from None
 
 

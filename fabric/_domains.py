@@ -296,7 +296,7 @@ class WindowTable:
 
     def label(self, i):
         """How findings name window ``i``."""
-        return f"{self.host} window {self.names[i]!r}"
+        return f"{self.host} window {show_value(self.names[i])}"
 
     def where(self, i):
         """Where window ``i`` was described (a file and line), or its label."""
@@ -678,7 +678,7 @@ class DomainPlan:
                     pass
         names = {}
         for k, win in enumerate(plan.windows):
-            label = f"window {win.name or k!r} of host {win.host!r}"
+            label = f"window {show_value(win.name or k)} of host {show_value(win.host)}"
             where = win.where or label
 
             def bad(code, msg, label=label, where=where):

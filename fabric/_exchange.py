@@ -777,7 +777,7 @@ def _phase_index(phase):
     """``phase`` (0 dispatch, 1 combine) checked: a clear error for anything else."""
     rule = "0 (dispatch) or 1 (combine)"
     if check_count(phase, "phase", 0, rule) > 1:
-        raise SpecError(f"phase must be {rule}, got phase={phase!r}")
+        raise SpecError(f"phase must be {rule}, got phase={show_value(phase)}")
     return int(phase)
 
 

@@ -443,8 +443,8 @@ class Fabric:
             if is_numeral(text) and not text.startswith("-"):
                 x = int(text)
             elif x in self.domains:         # route, latency, cost --ranks, --fail-chip
-                raise NodeError(f"{self.name}: {show_value(x)} is a host domain, not a node (the model "
-                                f"has no host nodes): name its chips "
+                raise NodeError(f"{self.name}: {show_value(x)} is a host domain, not a node (the "
+                                f"model has no host nodes): name its chips "
                                 f"({name_list(self.domains[x])})")
             else:
                 raise NodeError(f"{self.name}: no node called {show_value(x)}")
@@ -456,7 +456,12 @@ class Fabric:
             for chip, r in failed.items():
                 if r == x:
                     raise NodeError(f"{self.name}: rank {x} ({chip}) has failed")
-            raise NodeError(f"{self.name}: rank {x} is out of range 0..{self.n_ranks - 1}")
+            # a node named by this int past the ranks (from_graph keeps it) is not reached by
+            # it: an int is a rank (fabric._errors); say so rather than only "out of range"
+            named = (f" (an int is read as a rank, so it does not name node {x}: relabel the "
+                     "graph's nodes with strings)" if x in self.graph else "")
+            raise NodeError(f"{self.name}: rank {show_value(x)} is out of range "
+                            f"0..{self.n_ranks - 1}{named}")
         try:
             if x in self.graph:
                 return x

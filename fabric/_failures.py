@@ -135,7 +135,7 @@ class Failures:
         >>> Failures(cut_off={"chip0": ["link chip0-sw0"]}).explain("chip1", "chip0")
         '; chip0 is cut off from every other chip: link chip0-sw0 failed'
         >>> Failures(links=[("chip8", "nic8")]).explain("chip7", "chip8")
-        '; the failures leave no path between them: link chip8-nic8 failed'
+        '; the failures leave the routing policy no path between them: link chip8-nic8 failed'
         >>> Failures(nodes=["chip2"], islands=[(["chip0", "chip1"], ["node chip2"])]).explain(
         ...     "chip5", "chip1")
         '; chip0 and chip1 are cut off from the other live chips (an island of 2): node chip2 failed'
@@ -156,7 +156,10 @@ class Failures:
                            f"chips (an island of {len(chips)}): {name_list(why)} failed")
         if not out and (self.links or self.nodes):
             what = [f"link {a}-{b}" for a, b in self.links] + [f"node {n}" for n in self.nodes]
-            out.append(f"; the failures leave no path between them: {name_list(what)} failed")
+            # not "no path": the graph still joins them (a cut-off chip or an island is
+            # named above), through a chip that does not forward or a turn the policy forbids
+            out.append(f"; the failures leave the routing policy no path between them: "
+                       f"{name_list(what)} failed")
         return "".join(out)
 
     def inside(self, nodes):
@@ -303,13 +306,14 @@ def without(fabric, links=(), chips=(), lanes=()):
         failed node fails with it.
     lanes : iterable
         Failed lanes of bundled links, each written as a link; a link named ``k``
-        times loses ``k`` lanes.
-    One link, lane or node may be given bare (not in a list): a string, a rank, a name of
-    a node (a tuple such as networkx's grid nodes ``(0, 1)`` is that node, not ranks 0
-    and 1, as :meth:`~fabric.Fabric.node` reads a name before a rank), or a pair of them. The bundle keeps routing with ``lanes - k`` lanes and
+        times loses ``k`` lanes. The bundle keeps routing with ``lanes - k`` lanes and
         that fraction of its bandwidth (latency unchanged); losing every lane fails the
         link. Recorded in ``failures.lanes`` (or ``failures.links``), one entry per
         bundle when a fabric is degraded twice.
+
+    One link, lane or node may be given bare (not in a list): a string, a rank, a name of a
+    node (a tuple such as networkx's grid nodes ``(0, 1)`` is that node, not ranks 0 and 1,
+    as :meth:`~fabric.Fabric.node` reads a name before a rank), or a pair of them.
 
     Returns
     -------

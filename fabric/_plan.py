@@ -287,9 +287,9 @@ def plan_errors(fabric, plan):
         # a Region reads a tuple owner as an interleave set's owners (chip (0, 0) as a set
         # over 0 and 0); networkx's own grids name their nodes so
         out.append(f"nodes {_few(tuples)} are named by tuples, which an address plan reads as "
-                   "an interleave set's owners: relabel the graph's nodes with strings (or with ints "
-                   "equal to their ranks, as networkx.convert_node_labels_to_integers gives "
-                   "when every node is a chip) to give them addresses")
+                   "an interleave set's owners: relabel the graph's nodes with strings (or with "
+                   "ints equal to their ranks, as networkx.convert_node_labels_to_integers "
+                   "gives when every node is a chip) to give them addresses")
     a = plan.alignment
     if not is_int(a) or a < MIN_PAGE_SIZE.value or a & (a - 1):
         out.append(f"alignment must be a power of two >= 4 KiB, got alignment={show_value(a)}")

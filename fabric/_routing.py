@@ -209,7 +209,15 @@ from ._routing_engine import (
 )
 from ._routing_uniform import link_orbits, orbit_loads
 from ._structure import Clos, Dragonfly, Grid, Switched
-from ._units import check_count, check_number, is_real, items_of, kind_error, sequence_of
+from ._units import (
+    check_count,
+    check_number,
+    is_finite,
+    is_real,
+    items_of,
+    kind_error,
+    sequence_of,
+)
 
 __all__ = ["ECMP_MODES", "POLICIES", "Router", "route", "route_many"]
 
@@ -397,8 +405,8 @@ class Router:
         # '1000' as 1000 B): STYLE's rule, a TypeError; an array's through the one check of
         # an array of numbers (a bool array names its booleans, Fractions are their floats)
         rule = "bytes (a number, or an array of them with the length of src)"
-        if is_real(nbytes):
-            w = np.asarray(float(nbytes))
+        if is_real(nbytes):     # (10**5000: float() raised OverflowError; inf is refused below)
+            w = np.asarray(float(nbytes) if is_finite(nbytes) else np.inf)
         else:
             values = nbytes if isinstance(nbytes, np.ndarray) else items_of(nbytes)
             if values is None:              # one value of the wrong kind: True, '1000', None

@@ -337,7 +337,7 @@ def read_system(text, path="<string>", *, build):
     try:
         fabric = build(system["topology"])
     except SpecError as e:
-        raise SpecError(f"{sysw}: topology {system['topology']!r}: {e}") from None
+        raise SpecError(f"{sysw}: topology {show_value(system['topology'])}: {e}") from None
     changes = {}
     if sys_fields and "chip" in sys_fields:
         changes["chip"] = sys_fields["chip"]
@@ -451,7 +451,7 @@ def load_system(path, *, build):
     SpecError
         If it is not valid TOML (with line and column) or names no usable topology.
     """
-    path = str(path)
+    path = file_name(path, "path")      # (its str() named a file: 5 read a file called '5')
     return read_system(read_text(path), path, build=build)
 
 
@@ -459,13 +459,23 @@ def file_name(path, what=""):
     """``path`` as a string, refused (:class:`~fabric.SpecError`, naming ``what`` and the name)
     if it holds a NUL character, which no file name can (the operating system's call would
     raise ValueError, not OSError): the one check of every file the project reads or writes.
+    A name is a str, bytes or a path-like object; anything else is a TypeError (its ``str()``
+    named a file: ``None`` read or wrote a file called "None", an object one called
+    "<object object at 0x...>").
 
     >>> file_name("a\\x00b", "--out")
     Traceback (most recent call last):
     ...
     fabric.SpecError: --out 'a\\x00b': no file is named with a NUL character
+    >>> file_name(None, "--out")
+    Traceback (most recent call last):
+    ...
+    TypeError: --out must be a file name (a str, bytes or a path-like object), got None (a NoneType)
     """
-    text = str(path)
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise kind_error(path, what or "path",
+                         "a file name (a str, bytes or a path-like object)")
+    text = os.fsdecode(path)
     if "\0" in text:
         raise SpecError(f"{what + ' ' if what else ''}{show_value(text)}: no file is named with "
                         "a NUL character")

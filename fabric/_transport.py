@@ -224,9 +224,9 @@ def transport(name):
     """
     if isinstance(name, Transport):
         return name
-    try:
-        return TRANSPORTS[name]
-    except (KeyError, TypeError):
+    try:            # a name's kind first (a TypeError: STYLE's rule for a choice), then the set
+        return TRANSPORTS[text_of(name, "transport")]
+    except KeyError:
         raise SpecError(f"unknown transport {show_value(name)}; known: "
                          + ", ".join(sorted(TRANSPORTS))) from None
 

@@ -144,7 +144,8 @@ def _byte_multiplier(unit, what, text):
     elif prefix in _DECIMAL:
         mult = _DECIMAL[prefix]
     else:
-        raise SpecError(f"cannot read {what} {show_value(text)}: unknown prefix {show_value(prefix)}")
+        raise SpecError(f"cannot read {what} {show_value(text)}: unknown prefix "
+                        f"{show_value(prefix)}")
     return mult, (1 if bits else 8)
 
 

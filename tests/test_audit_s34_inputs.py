@@ -184,7 +184,7 @@ def test_a_graph_whose_int_names_are_other_ranks_is_refused_naming_the_fix():
     # failed chip 1 (no int could name the hub)
     import networkx as nx
 
-    from fabric import Fabric, GraphError
+    from fabric import Fabric, GraphError, NodeError
 
     G = nx.star_graph(4)
     nx.set_node_attributes(G, "chip", "kind")
@@ -198,7 +198,11 @@ def test_a_graph_whose_int_names_are_other_ranks_is_refused_naming_the_fix():
         Fabric.from_graph(G)
     # ints equal to their ranks stay (every node a chip, in order), and one past the ranks
     H = nx.relabel_nodes(G, {0: 4, 1: 0, 2: 1, 3: 2, 4: 3})
-    assert Fabric.from_graph(H).node(2) == 2
+    f = Fabric.from_graph(H)
+    assert f.node(2) == 2
+    with pytest.raises(NodeError, match=r"rank 4 is out of range 0..3 \(an int is read as a "
+                                        r"rank, so it does not name node 4: relabel"):
+        f.node(4)                                       # the hub: no int names it
 
 
 def test_no_builder_preset_or_system_file_names_a_node_by_another_rank():
@@ -213,3 +217,90 @@ def test_no_builder_preset_or_system_file_names_a_node_by_another_rank():
                                                  "tests/data/addr_clean.toml")]
     for f in fabrics:
         validate_graph(f.graph, f.endpoints)
+
+
+def test_a_route_the_policy_lacks_is_not_called_no_path():
+    # chip0's only NIC link failed: the graph still joins chip0 and chip4 (through chip1's
+    # NIC), but GPUs do not forward; the message said "the failures leave no path"
+    import networkx as nx
+
+    from fabric import RoutingError
+
+    g = topologies.build("rail:servers=2,gpus=4").without(links=["nic0-rail0"])
+    assert nx.has_path(g.graph, "chip0", "chip4")
+    with pytest.raises(RoutingError, match=r"; the failures leave the routing policy no path "
+                                           r"between them: link nic0-rail0 failed$"):
+        g.route("chip0", "chip4")
+
+
+def test_a_rank_of_5000_digits_is_refused_in_one_short_line():
+    # reader's find (board 15:27): str() of the rank raised Python's 4300-digit ValueError
+    from fabric import NodeError
+
+    f = topologies.build("torus:2x2")
+    for call in (lambda: f.node(10**5000), lambda: f.without(chips=[10**5000])):
+        with pytest.raises(NodeError, match=r"rank 1000000000.*\(5001 digits\) is out of range") \
+                as e:
+            call()
+        assert len(str(e.value)) < 200
+
+
+WINDOW = '[system]\ntopology = "torus:2x2,chip=h100"\n[[windows]]\nhost = "{H}"\nname = "{N}"\n' \
+    'local_base = "0x1000_0000_0000"\ntarget = "{T}"\n'
+
+
+@pytest.mark.parametrize("table", [
+    '[system]\ntopology = "{L}"\n',
+    WINDOW.replace("{H}", "host0").replace("{N}", "{L}").replace("{T}", "nope"),
+    WINDOW.replace("{H}", "{L}").replace("{N}", "w").replace("{T}", "chip1"),
+], ids=["topology", "window", "host"])
+def test_a_system_files_long_name_is_quoted_shortened(tmp_path, table):
+    # a 5000-character topology, window or host name: a 5 KB error or finding line
+    p = tmp_path / "s.toml"
+    p.write_text(table.replace("{L}", LONG))
+    rc, out, err = run_cli(["check", str(p)])
+    assert rc in (1, 2) and max(len(x) for x in (out + err).splitlines()) < 600
+    assert "(5000 characters)" in out + err or "(5002 characters)" in out + err
+
+
+@pytest.mark.parametrize("text", [
+    'name = "m"\n[attention]\ntype = "{L}"\n',            # attention.type
+    '[attention]\ntype = "mla"\n{L} = 1\n',               # an unknown key
+], ids=["attention-type", "unknown-key"])
+def test_a_model_files_long_text_is_quoted_shortened(tmp_path, text):
+    # a 5000-character value or key of a model file came back whole: a 5 KB error line
+    from analysis import load_model_toml
+    from fabric import SpecError
+    p = tmp_path / "m.toml"
+    p.write_text(text.replace("{L}", LONG))
+    with pytest.raises(SpecError) as e:
+        load_model_toml(p)
+    assert len(str(e.value)) < 400 and "characters)" in str(e.value), str(e.value)[:300]
+
+
+@pytest.mark.parametrize("call", ["write_figures", "export_graph", "load_system"])
+@pytest.mark.parametrize("path", [None, 5, object()], ids=["None", "int", "object"])
+def test_a_file_name_of_another_kind_is_refused_and_nothing_is_written(tmp_path, monkeypatch,
+                                                                       call, path):
+    # its str() named the file: write_figures(out=None) wrote figures/ into ./None, an
+    # object() into './<object object at 0x...>'; load_system(5) read a file called '5'
+    import analysis
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "5").write_text("[system]\ntopology = 'torus:2x2'\n")
+    run = {"write_figures": lambda: analysis.write_figures(path, names=()),
+           "export_graph": lambda: analysis.export_graph(topologies.build("torus:2x2"), path),
+           "load_system": lambda: topologies.load_system(path)}[call]
+    with pytest.raises(TypeError, match="must be a file name"):
+        run()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["5"]
+
+
+@pytest.mark.parametrize("kw", [{"fraction": float("nan")}, {"top_k": -1}, {"tokens": 0},
+                                {"experts": 0}, {"skew": -1}, {"placement": "x"}],
+                         ids=lambda kw: next(iter(kw)))
+def test_a_traffic_keyword_the_pattern_does_not_use_is_still_checked(kw):
+    # traffic(4, "shift", fraction=nan) was built as if the nan were not there
+    from analysis import traffic
+    from fabric import SpecError
+    with pytest.raises(SpecError, match=next(iter(kw))):
+        traffic(4, "shift", 1.0, **kw)

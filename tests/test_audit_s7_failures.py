@@ -177,8 +177,8 @@ def test_a_pair_the_failures_disconnect_says_what_failed(capsys):
     out = _cli(capsys, "cost", "cluster-128", "--op", "all-reduce", "--size", "1MiB",
                "--fail-link", "chip8-nic8", "--runtime", "ideal")
     assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
-    assert ("no route from 'chip4' to 'chip8'; the failures leave no path between them: "
-            "link chip8-nic8 failed") in out.stderr
+    assert ("no route from 'chip4' to 'chip8'; the failures leave the routing policy no path "
+            "between them: link chip8-nic8 failed") in out.stderr
 
 
 def test_serve_json_records_failed_lanes_and_switches(capsys):

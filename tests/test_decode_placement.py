@@ -187,7 +187,8 @@ def test_two_chips_that_lost_different_planes_are_never_one_group():
     assert [idle_chips(g, n, tp=tp) for n, tp in ((2, 2), (4, 4), (4, 1))] == [0, 0, 0]
     for lay in ("tp=8,dp=1,etp=8", "tp=4,dp=2", "tp=1,dp=8"):
         with pytest.raises(RoutingError, match="no route from 'chip2' to 'chip6'; the failures "
-                                               "leave no path between chip2 and chip6"):
+                                               "leave the routing policy no path between "
+                                               "chip2 and chip6"):
             analysis.decode_step("kimi-k2.5-nvfp4", g, batch=8, context=2000, layout=lay)
     step = analysis.decode_step("kimi-k2.5-nvfp4", g, batch=8, context=2000, layout="tp=4,dp=1")
     assert step.instance == ("chip0", "chip1", "chip2", "chip3") and step.idle_chips == 0

@@ -65,6 +65,24 @@ _CASES = {
              r"^SymmetricHeap size must be an int, got 4096.0 \(a float\)$"),
     "overlap": (lambda: analysis.cost(_torus(), "all-reduce", 1024, overlap=1),
                 r"^overlap must be True or False, got 1 \(an int\)$"),
+    # choices of the wrong kind: their kind first (text_of), then the set (SpecErrors before)
+    "tier": (lambda: analysis.serving_cost(_torus(), tier=5),
+             r"^tier must be a str, got 5 \(an int\)$"),
+    "cost book": (lambda: fabric.hardware_costs(["street-2026"]),
+                  r"^cost book must be a str, got \['street-2026'\] \(a list\)$"),
+    "traffic name": (lambda: analysis.traffic(_torus(), 5),
+                     r"^traffic name must be a str, got 5 \(an int\)$"),
+    "traffic bytes": (lambda: analysis.traffic(_torus(), "all-to-all", "1KiB"),
+                      r"^nbytes must be a finite number > 0, got '1KiB' \(a str\)$"),
+    "op": (lambda: fabric.access_latencies(_torus(), op=None),
+           r"^op must be a str, got None \(a NoneType\)$"),
+    "transport": (lambda: fabric.access_latencies(_torus(), transport=1),
+                  r"^transport must be a str, got 1 \(an int\)$"),
+    # read by its truth, or refused by Python's own words
+    "with_throughput": (lambda: analysis.failure_cost(_torus(), with_throughput="no"),
+                        r"^with_throughput must be True or False, got 'no' \(a str\)$"),
+    "seed": (lambda: analysis.ring_search(_torus(), seed="1"),
+             r"^seed must be an integer >= 0, got seed='1' \(a str\)$"),
     # SpecErrors before (a wrong kind is a TypeError)
     "chip": (lambda: analysis.prefill_gemm_efficiency(5, "fp8", "experts"),
              r"^chip must be a chip name or a fabric.ChipSpec, got 5 \(an int\)$"),
@@ -126,6 +144,9 @@ _HUGE = {
     "loads_all_to_all": lambda f: f.router.loads_all_to_all(_BIG),
     "eager_pass_seconds": lambda f: analysis.eager_pass_seconds([1e-6, _BIG]),
     "chip": lambda f: dataclasses.replace(fabric.chip_spec("h100"), hbm_bandwidth=_BIG),
+    # an array holding one (numpy keeps it as an object): astype(float)'s bare OverflowError
+    "latency_stats": lambda f: fabric.latency_stats([_BIG, 1.0]),
+    "loads_matrix": lambda f: f.router.loads_matrix([[0, _BIG] + [0] * 14] + [[0] * 16] * 15),
 }
 
 
@@ -144,3 +165,18 @@ def test_unchecked_byte_counts_are_checked():
     for bad in (True, None):
         with pytest.raises(TypeError, match=r"^nbytes must be a finite number >= 0 bytes, got "):
             f.router.loads_all_to_all(bad)
+    with pytest.raises(ValueError, match=r"^nbytes must be finite and >= 0$"):   # OverflowError
+        f.router.loads([0], [1], _BIG)
+
+
+def test_a_count_past_its_bound_is_shown_abbreviated():
+    # check_count lets 10**300 through (a float holds it); the bound's own message printed all
+    # 301 digits
+    with pytest.raises(fabric.SpecError, match=r"^devices_per_process=1000000000\d*\.\.\. \(301 "):
+        analysis.cost(_torus(), "all-reduce", 1024, devices_per_process=10**300)
+
+
+def test_a_long_array_is_shown_with_its_length():
+    # real_array cut the repr at 60 characters with no marker ({values!r:.60})
+    with pytest.raises(TypeError, match=r"got booleans: array\(\[ True, .*\.\.\. \(\d+ characters\)$"):
+        fabric.latency_stats(np.ones(100, dtype=bool))

@@ -593,8 +593,8 @@ def test_the_reach_reason_comes_from_the_failures_not_the_error_text():
         links=[("chip1", "sw0"), ("chip2", "sw1")])
     why = _unreached_reason(f, [0, 1, 2, 3])
     assert why == ("its instance needs chips that cannot reach each other: the failures "
-                   "leave no path between chip1 and chip2: link chip1-sw0 and link chip2-sw1 "
-                   "failed")
+                   "leave the routing policy no path between chip1 and chip2: link chip1-sw0 "
+                   "and link chip2-sw1 failed")
     assert _unreached_reason(f, [0, 1, 3]) is None
     g = topologies.build("switch:4,chip=h100").without(links=[("chip3", "sw0")])
     assert _unreached_reason(g, [0, 3]) == ("its instance needs a chip that cannot reach the "
