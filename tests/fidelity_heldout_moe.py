@@ -282,8 +282,12 @@ def _v2_b200(phase):
 @functools.cache
 def _b200_nodes(nodes):
     """``nodes`` B200 servers: 18 NVLink5 per GPU, one 400G InfiniBand NIC per GPU (DeepEP V2's
-    table: 'SM100', 'CX7'; SM100 read as B200, as for the table's intranode rows)."""
-    return topologies.build(f"rail:servers={nodes},gpus=8,links=18,nic=ib-ndr,chip=b200")
+    table: 'SM100', 'CX7'; SM100 read as B200, as for the table's intranode rows). The rail
+    builder's scale-up links are NVLink4 unless told (``scaleup=nvlink4`` is its default, whatever
+    the chip): session 35 found this spec without ``scaleup=nvlink5``, i.e. 450 GB/s a GPU where
+    B200 has 900; the 2-node rows are network-bound and did not move."""
+    return topologies.build(
+        f"rail:servers={nodes},gpus=8,links=18,scaleup=nvlink5,nic=ib-ndr,chip=b200")
 
 
 def _v2_b200_2node(phase):
