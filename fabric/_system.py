@@ -231,7 +231,7 @@ class _Reader:
             return None, where
         unknown = sorted(set(data) - _KEYS[table])
         if unknown:
-            self.bad(where, f"[{table}] has unknown keys {unknown}; known: "
+            self.bad(where, f"[{table}] has unknown keys {show_value(unknown)}; known: "
                      f"{sorted(_KEYS[table])}")
         missing = [k for k in required if k not in data]
         if missing:
@@ -352,7 +352,7 @@ def read_system(text, path="<string>", *, build):
                         "topology = \"<preset or spec>\"")
     unknown = sorted(set(doc) - set(_KEYS))
     if unknown:
-        r.bad(f"{path}", f"unknown tables {unknown}; known: {sorted(_KEYS)}")
+        r.bad(f"{path}", f"unknown tables {show_value(unknown)}; known: {sorted(_KEYS)}")
     sys_fields, _ = r.fields("system", system, required=("topology",))
     if not isinstance(system["topology"], str):
         raise SpecError(f"{sysw}: topology must be a string naming a preset or spec (e.g. "
@@ -426,7 +426,8 @@ def read_system(text, path="<string>", *, build):
                 for chip, ov in chips_doc.items():
                     unknown = sorted(set(ov) - {"offset", "size"})
                     if unknown:
-                        r.bad(where, f"[heap.chips.{chip}] has unknown keys {unknown}; known: "
+                        r.bad(where, f"[heap.chips.{chip}] has unknown keys "
+                                     f"{show_value(unknown)}; known: "
                               "['offset', 'size']")
                     o = {k: r.value("heap", k, v, where) for k, v in ov.items()
                          if k in ("offset", "size")}
