@@ -160,3 +160,29 @@ def test_grouped_gemm_rate_reads_its_chip():
         analysis.grouped_gemm_rate("b200", "fp4", 96) > 0
     with pytest.raises(fabric.SpecError, match="^unknown chip 'b2000'"):
         analysis.grouped_gemm_rate("b2000", "fp4", 96)
+
+
+@pytest.mark.parametrize("where, hot, match", [
+    (16, [0, True], r"^hot\[1\] must be a rank \(an integer\), got True \(a bool\)$"),
+    (16, [[1, 2]], r"^hot\[0\] must be a rank \(an integer\), got \[1, 2\] \(a list\)$"),
+    (16, 1.5, r"^hot must be a rank \(an integer\), or a sequence of them, got 1\.5"),
+    (16, ["chip2"], r"^hot\[0\] must be a rank \(an integer\), got 'chip2' \(a str\)$"),
+    ("torus:4x4", [0, np.True_], r"^hot\[1\] must be a rank \(an integer\) or a chip's name, "),
+    ("torus:4x4", np.array([1.0]), r"^hot\[0\] must be a rank \(an integer\) or a chip's name, "),
+], ids=["bool-in-list", "nested", "float", "name-without-fabric", "numpy-bool", "float-array"])
+def test_hot_of_the_wrong_kind_is_a_type_error(where, hot, match):
+    # review S35-R1: a wrong kind was a NodeError, and [0, True] / [[1, 2]] with n ranks were
+    # read as ranks 0 and 1 (numpy's asarray) without a word
+    import analysis
+
+    base = where if isinstance(where, int) else topologies.build(where)
+    with pytest.raises(TypeError, match=match):
+        analysis.traffic(base, "hotspot", hot=hot)
+
+
+def test_hot_out_of_range_is_quoted_shortened():
+    import analysis
+
+    with pytest.raises(fabric.NodeError, match=r"^hot ranks must lie in 0\.\.15, got \[100, 101, "
+                                               r".*\.\.\. \(\d+ characters\)$"):
+        analysis.traffic(16, "hotspot", hot=list(range(100, 1100)))
