@@ -32,8 +32,7 @@ NO_EXAMPLE_YET = {
     # read a file by path; their string twins (read_system) carry the example
     "fabric.load_system", "topologies.load_system", "analysis.load_model_toml",
     # index-array helpers and finding builders used through fabric.check / fabric.reach
-    "fabric.region_findings",
-    "fabric.heap_findings", "fabric.error_findings", "fabric.unreachable_findings",
+    "fabric.unreachable_findings",
     "analysis.register_algorithm",
 }
 
