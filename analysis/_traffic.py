@@ -35,6 +35,7 @@ import numpy as np
 
 from fabric import NodeError, SpecError
 from fabric._arrays import check_length, traffic_values
+from fabric._fabric import fabric_arg
 from fabric._units import (
     check_count,
     check_fraction,
@@ -387,6 +388,7 @@ def link_loads(fabric, matrix):
     >>> ll.drain_time                    # seconds, under the fabric's routing
     0.000131072
     """
+    fabric = fabric_arg(fabric)
     n = fabric.n_endpoints
     if not isinstance(matrix, TrafficMatrix):
         arr = traffic_values(matrix, n,
