@@ -16,6 +16,8 @@ The unit parsers' five remaining echoes of the text went through show_value (a 3
 each), and parse_address names a wrong kind by kind_error (numpy's True was address 1).
 """
 
+import re
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -217,3 +219,27 @@ def test_style_path_matches_names_not_paths(name):
     with pytest.raises(ValueError, match=r"^no figure style called ('x{39}\.\.\. \(5002 "
                                          r"characters\)|'\.\./styles/paper'): looked in"):
         style_path(name)
+
+
+@pytest.mark.parametrize("where, hot, said", [
+    (16, [1, 1], "hot lists 1 twice; each hot rank takes its share once"),
+    ("torus:4x4", ["chip1", 1], "hot lists 'chip1' twice (as 'chip1' and 1); each hot rank"),
+], ids=["n", "name-and-rank"])
+def test_a_hot_rank_given_twice_is_refused(where, hot, said):
+    # audit 17:52, a silent wrong: hot=[1, 1] wrote cell 1 twice while the share was split in
+    # two, so every source lost a quarter of its bytes (the matrix summed to 12.25, not 16)
+    import analysis
+
+    base = where if isinstance(where, int) else topologies.build(where)
+    with pytest.raises(fabric.NodeError, match="^" + re.escape(said)):
+        analysis.traffic(base, "hotspot", 1.0, hot=hot)
+    assert analysis.traffic(base, "hotspot", 1.0, hot=[1, 2]).dense().sum() == 16.0
+
+
+def test_a_mapping_is_no_hot_list():
+    # review's nit: hot={1: 2} was read as [1], its keys
+    import analysis
+
+    with pytest.raises(TypeError, match=r"^hot must be a rank \(an integer\), or a sequence of "
+                                        r"them, got \{1: 2\} \(a dict\)$"):
+        analysis.traffic(16, "hotspot", 1.0, hot={1: 2})
