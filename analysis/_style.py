@@ -25,6 +25,9 @@ import io
 from importlib import resources
 from pathlib import Path
 
+from fabric._system import file_name
+from fabric._units import check_number, items_of, kind_error, show_value, text_of
+
 __all__ = ["COLUMN_SIZES", "FIGURE_FORMATS", "paper_style", "save_figure", "style_path"]
 
 #: Figure size (width, height) in inches per column layout. Widths follow the
@@ -54,6 +57,8 @@ def style_path(name="paper"):
 
     Raises
     ------
+    TypeError
+        If ``name`` is not a str.
     ValueError
         If neither the installed package nor the source checkout has that style.
 
@@ -62,32 +67,40 @@ def style_path(name="paper"):
     >>> style_path().name
     'paper.mplstyle'
     """
-    filename = f"{name}.mplstyle"
+    filename = f"{text_of(name, 'style name')}.mplstyle"
     installed = resources.files("analysis").joinpath("styles", filename)
     if installed.is_file():
         return Path(str(installed))
     checkout = Path(__file__).resolve().parent.parent / "figures" / "styles" / filename
     if checkout.is_file():
         return checkout
-    raise ValueError(f"no figure style called {name!r}: looked for {filename} in the installed "
-                     f"package (analysis/styles) and in {checkout.parent}")
+    raise ValueError(f"no figure style called {show_value(name)}: looked for {filename} in the "
+                     f"installed package (analysis/styles) and in {checkout.parent}")
 
 
-@contextlib.contextmanager
 def paper_style(column="single", *, height=None):
     """Apply the paper style, sized for one or two columns; restore rcParams on exit.
+
+    The arguments are checked when it is called, not when its ``with`` block is entered.
 
     Parameters
     ----------
     column : {"single", "double"}
         ``"single"``: 3.5 in wide; ``"double"``: the full text width, 7.16 in.
     height : float, optional
-        Figure height in inches (default from :data:`COLUMN_SIZES`).
+        Figure height in inches, finite and positive (default from :data:`COLUMN_SIZES`).
+
+    Returns
+    -------
+    context manager
+        Sets matplotlib's style and figure size inside its ``with`` block.
 
     Raises
     ------
+    TypeError
+        For a column that is not a str or a height that is not a number (a bool included).
     ValueError
-        For an unknown column or a non-positive height.
+        For an unknown column or a height that is not finite and positive.
 
     Examples
     --------
@@ -99,13 +112,18 @@ def paper_style(column="single", *, height=None):
     >>> mpl.rcParams["font.size"] == before
     True
     """
-    if column not in COLUMN_SIZES:
-        raise ValueError(f"column must be one of {sorted(COLUMN_SIZES)}, got column={column!r}")
+    if text_of(column, "column") not in COLUMN_SIZES:
+        raise ValueError(f"column must be one of {sorted(COLUMN_SIZES)}, "
+                         f"got column={show_value(column)}")
     width, default_height = COLUMN_SIZES[column]
-    if height is None:
-        height = default_height
-    elif not height > 0:
-        raise ValueError(f"height must be positive (inches), got height={height!r}")
+    if height is not None:
+        height = check_number("height", height, unit=" inches", strict=True)
+    return _styled(width, default_height if height is None else height)
+
+
+@contextlib.contextmanager
+def _styled(width, height):
+    """:func:`paper_style`'s context, its arguments checked."""
     import matplotlib as mpl
     import matplotlib.style
 
@@ -147,14 +165,24 @@ def save_figure(fig, path_stem, formats=FIGURE_FORMATS, *, dpi=None):
     fig : matplotlib.figure.Figure
     path_stem : str or os.PathLike
         Path without extension; missing parent directories are created.
-    formats : sequence of {"pdf", "svg", "png"}
+    formats : {"pdf", "svg", "png"} or a sequence of them
     dpi : float, optional
-        Raster resolution for PNG (default: ``savefig.dpi``, 300 in the paper style).
+        Raster resolution for PNG in dots per inch, finite and positive (default:
+        ``savefig.dpi``, 300 in the paper style).
 
     Returns
     -------
     list of pathlib.Path
         The files written, in the order of ``formats``.
+
+    Raises
+    ------
+    TypeError
+        For a ``fig`` that is not a figure, a ``path_stem`` that is not a file name, a format
+        that is not a str, or a ``dpi`` that is not a number (a bool included).
+    ValueError
+        For an unknown or no format, a ``dpi`` that is not finite and positive, or a
+        ``path_stem`` holding a NUL character.
 
     Examples
     --------
@@ -165,18 +193,25 @@ def save_figure(fig, path_stem, formats=FIGURE_FORMATS, *, dpi=None):
     ['line.svg', 'line.png']
     >>> plt.close(fig)
     """
-    if isinstance(formats, str):
-        formats = (formats,)
-    bad = [f for f in formats if f not in FIGURE_FORMATS]
-    if bad or not formats:
+    from matplotlib.figure import Figure
+
+    if not isinstance(fig, Figure):
+        raise kind_error(fig, "fig", "a matplotlib Figure")
+    stem = Path(file_name(path_stem, "path_stem"))
+    names = (formats,) if isinstance(formats, str) else items_of(formats)
+    if names is None:
+        raise kind_error(formats, "formats", "a format's name or a sequence of them")
+    bad = [f for f in names if text_of(f, "each format") not in FIGURE_FORMATS]
+    if bad or not names:
         raise ValueError(f"formats must be a non-empty subset of {FIGURE_FORMATS}, "
-                         f"got formats={tuple(formats)!r}")
-    stem = Path(path_stem)
+                         f"got formats={show_value(tuple(names))}")
+    if dpi is not None:
+        dpi = check_number("dpi", dpi, strict=True)
     stem.parent.mkdir(parents=True, exist_ok=True)
     written = []
     engine = fig.get_layout_engine()
     try:
-        for fmt in formats:
+        for fmt in names:
             path = stem.with_name(f"{stem.name}.{fmt}")
             path.write_bytes(_figure_bytes(fig, fmt, dpi))
             written.append(path)

@@ -167,7 +167,7 @@ def _positive(x, name):
     return v
 
 
-def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fraction=0.5,
+def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=None, fraction=0.5,
             experts=None, top_k=8, tokens=64, skew=0.0, placement="round-robin"):
     """Build a named traffic matrix over the endpoints of a fabric (or ``n`` ranks).
 
@@ -189,7 +189,7 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
             over the ranks in ``hot`` (other than itself), the rest uniformly
             over every other rank. With a fabric, ``hot`` holds its stable ranks
             or chip names (on a degraded fabric a failed one is an error); with
-            ``n``, positions ``0..n-1``.
+            ``n``, positions ``0..n-1``. Default (``hot=None``): rank 0.
         ``"moe"``
             each rank holds ``tokens`` tokens; each token goes to ``top_k``
             distinct experts out of ``experts`` (default ``8 * n``), drawn without replacement with probability proportional to
@@ -239,6 +239,16 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
     if text_of(placement, "placement") not in ("round-robin", "blocked"):
         raise SpecError(f"placement must be 'round-robin' or 'blocked', got "
                         f"{show_value(placement)}")
+    if hot is not None or name == "hotspot":     # hot too, if given (default: rank 0)
+        hot, shown = (0,) if hot is None else hot, None
+        if hasattr(fabric_or_n, "endpoints"):
+            hot, shown = _hot_positions(fabric_or_n, hot)
+        given = np.atleast_1d(np.asarray(hot))
+        if given.dtype == bool or not np.issubdtype(given.dtype, np.integer):
+            raise NodeError(f"hot ranks must be integer ranks, got {given.tolist()}")
+        hot = given.astype(np.int64)
+        if hot.size == 0 or (hot < 0).any() or (hot >= n).any():
+            raise NodeError(f"hot ranks must lie in 0..{n - 1}, got {hot.tolist()}")
     if name == "all-to-all":
         return TrafficMatrix("all-to-all", n, fill=nbytes)
     check_length(n * n, f"a traffic matrix of {n} endpoints")
@@ -252,15 +262,6 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
         M[np.arange(n), (np.arange(n) + shift % n) % n] = nbytes
         label = f"shift({shift})"
     elif name == "hotspot":
-        shown = None
-        if hasattr(fabric_or_n, "endpoints"):
-            hot, shown = _hot_positions(fabric_or_n, hot)
-        given = np.atleast_1d(np.asarray(hot))
-        if given.dtype == bool or not np.issubdtype(given.dtype, np.integer):
-            raise NodeError(f"hot ranks must be integer ranks, got {given.tolist()}")
-        hot = given.astype(np.int64)
-        if hot.size == 0 or (hot < 0).any() or (hot >= n).any():
-            raise NodeError(f"hot ranks must lie in 0..{n - 1}, got {hot.tolist()}")
         M[:] = nbytes * (1 - fraction) / (n - 1)
         for i in range(n):
             targets = hot[hot != i]

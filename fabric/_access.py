@@ -361,7 +361,7 @@ def whole_set(fabric, reg, address=None):
         return
     what = str(reg) if address is None else \
         f"the address {format_address(address)} lies in {reg}, which"
-    owners, failed = name_list(map(repr, reg.owners)), name_list(map(repr, gone))
+    owners, failed = name_list(map(show_value, reg.owners)), name_list(map(show_value, gone))
     raise RoutingError(f"{fabric.name}: {what} is interleaved over {owners}, and {failed} "
                        f"{'has' if len(gone) == 1 else 'have'} failed: the set is gone as a "
                        "whole, so no access reaches any of its granules, a live member's "

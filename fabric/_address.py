@@ -401,7 +401,7 @@ class Region:
         return self.base + self.size
 
     def __str__(self):
-        return (f"region {self.name!r} [{format_address(self.base)}, "
+        return (f"region {show_value(self.name)} [{format_address(self.base)}, "
                 f"{format_address(self.end)})")
 
 
@@ -439,13 +439,14 @@ def region_findings(regions, width=57):
             out.append(_error("invalid", f"{reg}: a region is owned by a node or host domain, "
                               f"got owner={show_value(reg.owner)} (nobody)", where))
         if reg.kind not in REGION_KINDS:
-            out.append(_error("invalid", f"{reg}: kind {reg.kind!r} is not one of "
+            out.append(_error("invalid", f"{reg}: kind {show_value(reg.kind)} is not one of "
                               f"{REGION_KINDS}", where))
         if reg.permissions not in PERMISSIONS:
-            out.append(_error("invalid", f"{reg}: permissions {reg.permissions!r} is not one "
-                              f"of {PERMISSIONS}", where))
+            out.append(_error("invalid", f"{reg}: permissions {show_value(reg.permissions)} is "
+                              f"not one of {PERMISSIONS}", where))
         if reg.name in names:
-            out.append(_error("invalid", f"{reg}: name {reg.name!r} is used twice", where))
+            out.append(_error("invalid", f"{reg}: name {show_value(reg.name)} is used "
+                                         f"twice", where))
         names[reg.name] = reg
         if reg.size <= 0:
             out.append(_error("invalid", f"{reg}: size {show_value(reg.size)} must be > 0",
@@ -723,7 +724,7 @@ class AddressMap:
         ([0, 1, -1], [1, 1, -1], [True, True, False])
         """
         if unmapped not in ("raise", "mask"):
-            raise ValueError(f"unmapped must be 'raise' or 'mask', got {unmapped!r}")
+            raise ValueError(f"unmapped must be 'raise' or 'mask', got {show_value(unmapped)}")
         a = as_address_array(addresses, self.width, AddressMapError)
         shape = a.shape
         a = a.ravel()
@@ -774,11 +775,11 @@ class AddressMap:
                 raise AddressMapError(f"{show_value(owner)} owns no region of this address map")
             reg = default_region(regs)
             if reg is None:
-                raise AddressMapError(f"{owner!r} owns {len(regs)} regions; name one with "
-                                      "region=")
+                raise AddressMapError(f"{show_value(owner)} owns {len(regs)} regions; name one "
+                                      "with region=")
         share = reg.size // reg.ways
         offset = check_count(offset, "offset", 0, f"an integer in [0, {share}) (the bytes of "
-                             f"{owner!r} in {reg})", below=share, error=AddressMapError)
+                             f"{show_value(owner)} in {reg})", below=share, error=AddressMapError)
         if reg.ways == 1:
             return reg.base + offset
         pos = reg.owners.index(owner)

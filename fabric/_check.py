@@ -79,7 +79,7 @@ from ._plan import (
     plan_errors,
 )
 from ._symmetric import heap_findings
-from ._units import format_address, kind_error, name_list
+from ._units import format_address, kind_error, name_list, show_value
 
 __all__ = ["CODES", "check", "error_findings", "unreachable_findings"]
 
@@ -206,8 +206,8 @@ def _roundtrip(table, target, regions, width, rindex):
             # may be a negative number
             mine = int(a[k] + gb[i] - lb[i])
             msg = (f"local address {format_address(int(a[k]))} translates through window "
-                   f"{table.names[j[k]]!r} to {format_address(int(g[k]))}, not through this "
-                   f"window to {format_address(mine)} (the windows overlap locally)")
+                   f"{show_value(table.names[j[k]])} to {format_address(int(g[k]))}, not through "
+                   f"this window to {format_address(mine)} (the windows overlap locally)")
         out.append(Finding(code="roundtrip", severity="error", message=f"{table.label(i)}: {msg}",
                            where=table.where(i)))
     # global -> (owner, device offset) -> global, for windows onto interleave sets
@@ -231,7 +231,7 @@ def _roundtrip(table, target, regions, width, rindex):
             out.append(Finding(
                 code="roundtrip", severity="error",
                 message=f"{table.label(i)}: offset {int(off[k])} into {reg} lands on "
-                f"{reg.owners[int(p[k])]!r} at device offset {int(dev[k])}, outside its "
+                f"{show_value(reg.owners[int(p[k])])} at device offset {int(dev[k])}, outside its "
                 f"{share}-byte share, or does not map back", where=table.where(i)))
     return out
 
@@ -241,8 +241,9 @@ def homeless_findings(fabric):
     ``domains`` may leave one out): it has no address space, so it makes no load or store
     (:func:`fabric.access` refuses it); its own memory stays mapped and reachable."""
     return [Finding(code="unreachable", severity="warning",
-                    message=f"chip {c!r} belongs to no host domain: it has no address space, so "
-                    "no load or store is made from it (its own memory stays mapped)", where=c)
+                    message=f"chip {show_value(c)} belongs to no host domain: it has no "
+                    "address space, so no load or store is made from it (its own memory stays "
+                    "mapped)", where=c)
             for c in fabric.endpoints if c not in fabric.host_of]
 
 
@@ -282,7 +283,7 @@ def unmapped_findings(fabric, plan, regions, targets):
                    "none (their memory is in regions of several owners or of another kind)")
         out.append(Finding(code="unreachable", severity="warning",
                            message=f"host domain {h} maps none of its own chips' memory "
-                           f"({name_list([repr(c) for c in chips])}): {why}, so {cannot}",
+                           f"({name_list([show_value(c) for c in chips])}): {why}, so {cannot}",
                            where=h))
     return out
 
@@ -324,7 +325,7 @@ def _unit_for(fabric, owner, dead, idx):
     if not chips:
         return None
     label = (repr(chips[0]) if len(chips) == 1
-             else f"any chip of {owner} ({name_list([repr(c) for c in chips])})")
+             else f"any chip of {owner} ({name_list([show_value(c) for c in chips])})")
     return label, chips, True
 
 
@@ -339,11 +340,11 @@ def _cut_members(reg, h, own, ok, col, fabric, dead, idx):
         return ""           # one owner; or a member failed: the set is gone (an error above)
     lost = [o for o in reg.owners if o not in own and not ok[:, col[units[o]]].any()]
     if len(lost) == reg.ways:
-        return (f"; interleave set {reg.name!r} is unreachable from {h}: no member's granules "
-                "are served")
-    return (f"; interleave set {reg.name!r} is partly unreachable from {h}: its granules on "
-            f"{name_list([repr(o) for o in lost])} ({len(lost)} of its {reg.ways} members) "
-            "fail, the other members' are served")
+        return (f"; interleave set {show_value(reg.name)} is unreachable from {h}: no member's "
+                "granules are served")
+    return (f"; interleave set {show_value(reg.name)} is partly unreachable from {h}: its "
+            f"granules on {name_list([show_value(o) for o in lost])} ({len(lost)} of its "
+            f"{reg.ways} members) fail, the other members' are served")
 
 
 def _partition_findings(fabric, router, h, chips, members):
@@ -400,7 +401,7 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
                 if gone:
                     out.append(Finding(code="unreachable", severity="error",
                                        message=f"{table.label(i)}: reaches {reg}, held by "
-                                       f"{', '.join(map(repr, gone))}, which has failed "
+                                       f"{', '.join(map(show_value, gone))}, which has failed "
                                        "(the window keeps its target; the memory is gone)",
                                        where=table.where(i)))
     try:
@@ -478,7 +479,7 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
                                       if w != pairs[units[j]] or units[j][2]))
             if also:
                 windows += (f" (and through window{'s' if len(also) > 1 else ''} "
-                            f"{name_list([repr(n) for n in also])}, onto memory "
+                            f"{name_list([show_value(n) for n in also])}, onto memory "
                             f"{'it serves' if len(js) == 1 else 'they serve'})")
             out.append(Finding(code="unreachable", severity="warning",
                                message=f"{table.label(i)}: {name_list(cut)} of {h} {verb} no route "

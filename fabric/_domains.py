@@ -429,7 +429,7 @@ class DomainGrants:
         missing = self.ungranted(i, op)
         verb = "read" if op == "read" else "write"
         if reg.ways > 1 and missing:
-            return (f"{reg}, which holds memory of {', '.join(map(repr, missing))} that "
+            return (f"{reg}, which holds memory of {', '.join(map(show_value, missing))} that "
                     f"{self.host} may not {verb} (grant the set by name, or every owner in it)")
         return f"{reg}, which {self.host} is not granted" if op == "read" else \
             f"{reg}, which {self.host} may only read"
@@ -492,13 +492,14 @@ class DomainPlan:
             by_name.setdefault(r.name, i)
         for k, g in enumerate(plan.grants):
             where = g.where or f"grant #{k} ({g.host} -> {g.target})"
-            label = f"grant of {g.target!r} to {g.host!r}"
+            label = f"grant of {show_value(g.target)} to {show_value(g.host)}"
             if g.host not in rows and g.host in self.known_hosts:
                 continue
             if g.host not in rows:
                 self.findings.append(Finding(code="invalid", severity="error",
                                              message=f"{label}: no host domain "
-                                             f"called {g.host!r}; hosts: {_few(self.hosts)}",
+                                             f"called {show_value(g.host)}; hosts: "
+                                             f"{_few(self.hosts)}",
                                              where=where))
                 continue
             if g.permissions not in PERMISSIONS:
@@ -646,8 +647,8 @@ class DomainPlan:
             regs = by_owner[win.target]
             reg = default_region(regs)
             if reg is None:
-                bad("dangling-target", f"target {win.target!r} owns {len(regs)} regions; name "
-                    f"one of {sorted(r.name for r in regs)}")
+                bad("dangling-target", f"target {show_value(win.target)} owns {len(regs)} "
+                    f"regions; name one of {sorted(r.name for r in regs)}")
                 return None
         else:
             bad("dangling-target", f"target {show_value(win.target)} names no region and no "
@@ -697,7 +698,7 @@ class DomainPlan:
                 continue
             name = win.name if win.name is not None else f"#{k}"
             if (win.host, name) in names:
-                bad("invalid", f"window name {name!r} is used twice in host {win.host} "
+                bad("invalid", f"window name {show_value(name)} is used twice in host {win.host} "
                     f"(also {names[(win.host, name)]}); window names are unique in a domain")
                 continue
             names[(win.host, name)] = where
@@ -766,9 +767,10 @@ class DomainPlan:
             for row in rows:
                 if row[5] in default or row[5] == f"{h}.dram":
                     out.append(Finding(code="invalid", severity="error",
-                                       message=f"{h} window {row[5]!r}: the name of "
+                                       message=f"{h} window {show_value(row[5])}: the name of "
                                        f"one of {h}'s default windows; window names are unique "
-                                       "in a domain", where=row[6] or f"{h} window {row[5]!r}"))
+                                       "in a domain", where=row[6] or f"{h} window "
+                                                                      f"{show_value(row[5])}"))
         return out
 
 
@@ -868,12 +870,12 @@ def window_findings(table, regions, region_index, grants, plan, alignment):
         for i, p in _overlap_pairs(idx, lb, sz):
             add("overlap", i, f"local range [{format_address(int(lb[i]))}, "
                 f"{format_address(int(lb[i] + sz[i]))}) overlaps window "
-                f"{table.names[p]!r} [{format_address(int(lb[p]))}, "
+                f"{show_value(table.names[p])} [{format_address(int(lb[p]))}, "
                 f"{format_address(int(lb[p] + sz[p]))})")
         for i, p in _overlap_pairs(idx, gb, sz):
             add("alias", i, f"maps global bytes [{format_address(int(max(gb[i], gb[p])))}, "
                 f"{format_address(int(min(gb[i] + sz[i], gb[p] + sz[p])))}) that window "
-                f"{table.names[p]!r} also maps", severity="warning")
+                f"{show_value(table.names[p])} also maps", severity="warning")
     if n:
         dom = region_index.domain_index.get(table.host, -3)
         count = int(((target >= 0) & (region_index.home[target] != dom)).sum())
@@ -945,7 +947,7 @@ class HostDomain:
         errors = [f for f in findings if f.severity == "error" and f.code != "isolation"]
         if errors:
             more = f" (and {len(errors) - 10} more)" if len(errors) > 10 else ""
-            raise AddressMapError(f"invalid host domain {name!r}: " + "; ".join(
+            raise AddressMapError(f"invalid host domain {show_value(name)}: " + "; ".join(
                 f"{f.code}: {f.message}" for f in errors[:10]) + more)
         self.width = plan.width
         self._grants = grants
@@ -1003,13 +1005,15 @@ class HostDomain:
         reg = self.address_map.regions[i]
         name = t.names[win]
         if not self._can_read[win]:
-            return f"host {self.name}: window {name!r} reaches {self._grants.why_not(i, 'read')}"
+            return (f"host {self.name}: window {show_value(name)} reaches "
+                    f"{self._grants.why_not(i, 'read')}")
         if not t.writable[win]:
             return (f"host {self.name}: store to {format_address(a)} through read-only window "
-                    f"{name!r}")
+                    f"{show_value(name)}")
         if reg.permissions != "rw":
             return f"host {self.name}: store to read-only {reg}"
-        return f"host {self.name}: window {name!r} reaches {self._grants.why_not(i, 'write')}"
+        return (f"host {self.name}: window {show_value(name)} reaches "
+                f"{self._grants.why_not(i, 'write')}")
 
     def translate(self, local_address, op="read"):
         """Translate one local address; ``op`` is ``"read"`` or ``"write"``.
@@ -1180,7 +1184,7 @@ class HostDomain:
             loc = self.address_map.lookup(global_address)   # AddressMapError when unmapped
             raise TranslationError(f"host {self.name}: no window of this domain maps global "
                                    f"address {format_address(loc.address)} (region "
-                                   f"{loc.region!r} of {loc.owner!r})")
+                                   f"{show_value(loc.region)} of {show_value(loc.owner)})")
         first = None
         for a in sorted(locals_):
             try:
@@ -1303,8 +1307,8 @@ def _no_host_domain(fabric, host):
     """The error for a host that has no domain: one that failed, or one never there."""
     placed = dict(getattr(fabric.address_plan, "domains", None) or ())
     if isinstance(host, str) and host in placed:
-        return _NoHostDomain(f"{fabric.name}: host domain {host!r} has failed: every chip of "
-                             f"it ({_few(placed[host])}) has failed")
+        return _NoHostDomain(f"{fabric.name}: host domain {show_value(host)} has failed: every "
+                             f"chip of it ({_few(placed[host])}) has failed")
     return _NoHostDomain(f"{fabric.name}: no host domain called {show_value(host)}; hosts: "
                          f"{_few(fabric.domains)}")
 

@@ -196,7 +196,7 @@ class AddressPlan:
                 raise kind_error(self.domains, "AddressPlan domains", "a mapping (or pairs) of "
                                  "host domain name -> its chips")
             object.__setattr__(self, "domains", tuple(
-                (_names_of((h,), "domains")[0], _names_of(cs, f"domains[{h!r}]"))
+                (_names_of((h,), "domains")[0], _names_of(cs, f"domains[{show_value(h)}]"))
                 for h, cs in pairs))
 
     def replace(self, **changes):
@@ -297,9 +297,9 @@ def plan_errors(fabric, plan):
         hbm = plan.hbm_bytes if plan.hbm_bytes is not None else getattr(fabric.chip, "hbm_bytes",
                                                                        None)
         if hbm is None:
-            out.append(f"fabric {fabric.name!r} names no chip, so the HBM size is unknown; "
-                       "give the plan hbm_bytes (in a system file, [address] hbm_bytes) or "
-                       "build the fabric with a chip (spec option chip=...)")
+            out.append(f"fabric {show_value(fabric.name)} names no chip, so the HBM size is "
+                       "unknown; give the plan hbm_bytes (in a system file, [address] "
+                       "hbm_bytes) or build the fabric with a chip (spec option chip=...)")
         elif not is_int(hbm) or hbm < MIN_PAGE_SIZE.value:
             # the HBM region is the chip's whole 4 KiB pages: less than one is no region
             out.append(f"hbm_bytes must be an int of at least one 4 KiB page (4096 bytes), "
@@ -405,16 +405,17 @@ def namespace_findings(fabric, plan, regions):
                                and graph.nodes[h].get("host", h) == h):
             kind = graph.nodes[h].get("kind", "node")
             home = fabric.host_of.get(h)
-            also = f" of host domain {home!r}" if home is not None else ""
+            also = f" of host domain {show_value(home)}" if home is not None else ""
             out.append(Finding(code="invalid", severity="error",
-                               message=f"host domain {h!r} has the name of {kind} "
-                               f"{h!r}{also}: domain, node and region names are one namespace "
-                               "(rename the domain)", where=f"host domain {h!r}"))
+                               message=f"host domain {show_value(h)} has the name of {kind} "
+                               f"{show_value(h)}{also}: domain, node and region names are one "
+                               "namespace (rename the domain)",
+                               where=f"host domain {show_value(h)}"))
         elif h in chips:
             out.append(Finding(code="invalid", severity="error",
-                               message=f"host domain {h!r} has the name of chip "
-                               f"{h!r}: domain, node and region names are one namespace",
-                               where=f"host domain {h!r}"))
+                               message=f"host domain {show_value(h)} has the name of chip "
+                               f"{show_value(h)}: domain, node and region names are one namespace",
+                               where=f"host domain {show_value(h)}"))
     for r in regions:
         name = r.name
         where = r.where or name
@@ -430,13 +431,13 @@ def namespace_findings(fabric, plan, regions):
         if clash_node:
             kind = graph.nodes[name].get("kind", "node") if name in graph else "chip"
             out.append(Finding(code="invalid", severity="error",
-                               message=f"region {name!r} has the name of {kind} "
-                               f"{name!r}: domain, node and region names are one namespace "
-                               "(rename the region)", where=where))
+                               message=f"region {show_value(name)} has the name of {kind} "
+                               f"{show_value(name)}: domain, node and region names are one "
+                               "namespace (rename the region)", where=where))
         elif name in domains:
             out.append(Finding(code="invalid", severity="error",
-                               message=f"region {name!r} has the name of host "
-                               f"domain {name!r}: domain, node and region names are one "
+                               message=f"region {show_value(name)} has the name of host "
+                               f"domain {show_value(name)}: domain, node and region names are one "
                                "namespace (rename the region)", where=where))
         for o in r.owners:
             if o is None or o == "":
@@ -542,7 +543,8 @@ def owner_findings(fabric, plan, regions):
             used[o] = used.get(o, 0) + share
             parts.setdefault(o, []).append((r, share))
         if wrong:
-            who = ", ".join(f"{'host domain' if k == 'domain' else k} {o!r}" for o, k in wrong)
+            who = ", ".join(f"{'host domain' if k == 'domain' else k} "
+                            f"{show_value(o)}" for o, k in wrong)
             names = [_PLURAL[k] for k in allowed]
             holders = names[0] if len(names) == 1 else \
                 f"{', '.join(names[:-1])} or {names[-1]}"
@@ -569,13 +571,13 @@ def owner_findings(fabric, plan, regions):
             continue
         what = (f"the {_bytes(cap)} of HBM of its chip ({fabric.chip.name})" if k == "chip"
                 else f"its capacity of {_bytes(cap)}")
-        claims = ", ".join(f"{format_size(share, binary=False)} of {r.name!r}" + (
+        claims = ", ".join(f"{format_size(share, binary=False)} of {show_value(r.name)}" + (
             f" (1/{r.ways} of the set)" if r.ways > 1 else "") for r, share in parts[o])
         fix = (" (make room with the plan's hbm_bytes, the size of each chip's own region, "
                "or the explicit layout)" if k == "chip" else "")
         where = next((r.where for r, _ in parts[o] if r.where), o)
         out.append(Finding(code="capacity", severity="error",
-                           message=f"{k} {o!r} is given {_bytes(total)} of memory, more "
+                           message=f"{k} {show_value(o)} is given {_bytes(total)} of memory, more "
                            f"than {what}: {claims}; an interleave set's share is memory of "
                            f"its owners{fix}", where=where))
     return out
@@ -614,7 +616,8 @@ def placement_findings(fabric, plan):
                 parts.append("the order differs (each chip's HBM would move to another "
                              "rank's slot)")
             out.append(Finding(code="invalid", severity="error",
-                               message=f"the plan's chips are not the chips of {built.name!r} as "
+                               message=f"the plan's chips are not the chips of "
+                                       f"{show_value(built.name)} as "
                                f"built, in rank order: {'; '.join(parts)}. chips and domains "
                                "pin the layout of a degraded copy (fabric.without); a plan "
                                "given to another fabric leaves them None", where="address plan"))
@@ -636,7 +639,8 @@ def placement_findings(fabric, plan):
                 parts.append(f"{_few(other)} {'holds' if len(other) == 1 else 'hold'} other "
                              "chips")
             out.append(Finding(code="invalid", severity="error",
-                               message=f"the plan's host domains are not those of {built.name!r} "
+                               message=f"the plan's host domains are not those of "
+                                       f"{show_value(built.name)} "
                                f"as built: {'; '.join(parts or ['their order differs'])}. chips "
                                "and domains pin the layout of a degraded copy (fabric.without); "
                                "a plan given to another fabric leaves them None",
@@ -646,7 +650,7 @@ def placement_findings(fabric, plan):
 
 def _few(names, most=4):
     """``"'a', 'b' and 'c'"``; past ``most`` names, ``"'a', 'b', 'c' and 5 more"``."""
-    return name_list([repr(n) for n in names], most)
+    return name_list([show_value(n) for n in names], most)
 
 
 def plan_regions(fabric, plan):

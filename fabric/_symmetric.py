@@ -29,7 +29,15 @@ import numpy as np
 from ._address import MIN_PAGE_SIZE, Finding, is_int, validate_address, whole_numbers
 from ._errors import AddressMapError, NodeError
 from ._params import Parameter
-from ._units import MiB, check_count, format_address, format_size, kind_error, text_of
+from ._units import (
+    MiB,
+    check_count,
+    format_address,
+    format_size,
+    kind_error,
+    show_value,
+    text_of,
+)
 
 __all__ = ["HEAP_ALIGNMENT", "SymmetricHeap", "SymmetricMemory", "heap_findings"]
 
@@ -98,22 +106,23 @@ def _hbm_regions(regions):
 
 def heap_findings(heap, fabric, regions):
     """Every fault of a heap on a fabric's regions (``misaligned``, ``symmetric-mismatch``)."""
-    where = heap.where or f"symmetric heap {heap.name!r}"
+    where = heap.where or f"symmetric heap {show_value(heap.name)}"
     out = []
     a = heap.alignment
     if not is_int(a) or a < MIN_PAGE_SIZE.value or a & (a - 1):
         return [Finding(code="invalid", severity="error",
-                        message=f"heap {heap.name!r}: alignment must be a power of "
-                        f"two >= 4 KiB, got {a!r}", where=where)]
+                        message=f"heap {show_value(heap.name)}: alignment must be a power of "
+                        f"two >= 4 KiB, got {show_value(a)}", where=where)]
     for key in ("size", "offset"):
         v = getattr(heap, key)
         if not is_int(v) or v < (1 if key == "size" else 0):
             return [Finding(code="invalid", severity="error",
-                            message=f"heap {heap.name!r}: {key} must be an int "
-                            f"{'> 0' if key == 'size' else '>= 0'}, got {v!r}", where=where)]
+                            message=f"heap {show_value(heap.name)}: {key} must be an int "
+                            f"{'> 0' if key == 'size' else '>= 0'}, got "
+                            f"{show_value(v)}", where=where)]
         if v % a:
             out.append(Finding(code="misaligned", severity="error",
-                               message=f"heap {heap.name!r}: {key} {v} is not a "
+                               message=f"heap {show_value(heap.name)}: {key} {v} is not a "
                                f"multiple of the {format_size(a)} alignment", where=where))
     hbm = _hbm_regions(regions)
     overrides = dict(heap.chips or {})
@@ -122,15 +131,16 @@ def heap_findings(heap, fabric, regions):
     for chip in overrides:
         if chip not in fabric.rank_of and chip not in failed:
             out.append(Finding(code="invalid", severity="error",
-                               message=f"heap {heap.name!r}: override for "
-                               f"{chip!r}, which is not a chip of the fabric", where=where))
+                               message=f"heap {show_value(heap.name)}: override for "
+                               f"{show_value(chip)}, which is not a chip of the "
+                               f"fabric", where=where))
     for chip in fabric.endpoints:
         ov = overrides.get(chip, {})
         off = ov.get("offset", heap.offset)
         size = ov.get("size", heap.size)
         if off != heap.offset or size != heap.size:
             out.append(Finding(code="symmetric-mismatch", severity="error",
-                               message=f"heap {heap.name!r} on {chip}: offset "
+                               message=f"heap {show_value(heap.name)} on {chip}: offset "
                                f"{format_address(off)}, size "
                                f"{format_size(size)}; every chip must have offset "
                                f"{format_address(heap.offset)}, size {format_size(heap.size)}",
@@ -138,11 +148,11 @@ def heap_findings(heap, fabric, regions):
         reg = hbm.get(chip)
         if reg is None:
             out.append(Finding(code="symmetric-mismatch", severity="error",
-                               message=f"heap {heap.name!r}: {chip} has "
+                               message=f"heap {show_value(heap.name)}: {chip} has "
                                "no HBM region to hold it", where=where))
         elif off + size > reg.size:
             out.append(Finding(code="symmetric-mismatch", severity="error",
-                               message=f"heap {heap.name!r} on {chip}: offsets "
+                               message=f"heap {show_value(heap.name)} on {chip}: offsets "
                                f"[{format_address(off)}, "
                                f"{format_address(off + size)}) do not fit in {reg} of "
                                f"{reg.size} bytes ({format_size(reg.size)})", where=where))
@@ -216,7 +226,8 @@ class SymmetricMemory:
         """
         r = self._rank(rank)
         offset = check_count(offset, "offset", 0, f"an integer in [0, {self.heap.size}) (an "
-                             f"offset outside the symmetric heap {self.heap.name!r} is refused)",
+                             f"offset outside the symmetric heap {show_value(self.heap.name)} is "
+                             "refused)",
                              below=self.heap.size, error=AddressMapError)
         if self.stride is not None:
             return int(self.bases[0]) + r * self.stride + offset
@@ -249,7 +260,8 @@ class SymmetricMemory:
         k = int(np.searchsorted(self._sorted, a, side="right")) - 1
         if k < 0 or a >= self._sorted[k] + self.heap.size:
             raise AddressMapError(f"address {format_address(a)} is outside the symmetric heap "
-                                  f"{self.heap.name!r} of every rank, so it has no peer address")
+                                  f"{show_value(self.heap.name)} of every rank, so it has no "
+                                  "peer address")
         if int(self._order[k]) in self._dead:
             raise self._failed(int(self._order[k]))
         return int(self._order[k]), a - int(self._sorted[k])

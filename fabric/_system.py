@@ -70,7 +70,6 @@ with bad values loads, and each bad value becomes a finding (code ``invalid``,
 with the file and line) that :func:`fabric.check` reports with the rest.
 """
 
-import datetime
 import math
 import os
 import re
@@ -82,7 +81,7 @@ from ._domains import DomainLimits, Grant, Window
 from ._errors import SpecError
 from ._plan import AddressPlan
 from ._symmetric import SymmetricHeap
-from ._units import is_int, kind_error, kind_of, parse_address, parse_size, show_value, text_of
+from ._units import is_int, kind_error, kind_of, parse_address, parse_size, show_value
 
 #: Floats hold every whole number below this (2**53); a TOML float address or size at or
 #: above it may already be another number.
@@ -142,6 +141,30 @@ _SIZES = {"host_memory", "nic_mmio", "storage", "alignment", "hbm_bytes", "page_
 _ADDRESSES = {"base", "local_base", "global_base"}
 
 
+def _kind(table, key):
+    """``(test, due, forms)`` of the field ``key``: whether a TOML value is of the kind it
+    takes (a TOML date or time is of none), that kind in words for
+    :func:`~fabric._units.kind_error`'s sentence, and for a field of addresses or sizes the
+    string form it reads, as an example (else None)."""
+    if table == "limits" and key == "alignment" or key in _STRS:
+        # limits.alignment: "size" or "page", not bytes
+        return (lambda v: isinstance(v, str)), "a str", None
+    if key in _BOOLS:
+        return (lambda v: isinstance(v, bool)), "true or false", None
+    if key in _INTS:
+        return is_int, "an integer", None       # TOML's ints (its true is a bool)
+    if key == "owners":
+        return (lambda v: isinstance(v, list) and all(isinstance(o, str) for o in v),
+                "a list of names", None)
+    if key in _ADDRESSES or key in _SIZES:
+        # an address is decimal or hex, a size decimal with an optional unit (parse_size
+        # refuses hex); TOML reads a number as an int or a float
+        forms = "'0x4000_0000'" if key in _ADDRESSES else "'16PiB'"
+        return ((lambda v: isinstance(v, (int, float, str)) and not isinstance(v, bool)),
+                f"an integer or a string such as {forms}", forms)
+    raise LookupError(f"no kind for the system-file field {key!r}")    # a key _KEYS added
+
+
 def _lines(text, doc):
     """Line number of each table header: ``{name: [line, ...]}`` in file order.
 
@@ -176,29 +199,16 @@ class _Reader:
         self.findings.append(Finding(code="invalid", severity="error", message=msg, where=where))
 
     def value(self, table, key, v, where):
-        """Parse one field; None (and a finding) if it cannot be read."""
+        """Parse one field; None (and a finding) if it cannot be read. A value of another kind
+        (:func:`_kind`; a TOML date or time is of none) is named by kind_error's one sentence,
+        which says the key and the value once ('layout = 5: layout must be a str, got 5' said
+        both twice); a value of the right kind that does not read by "key = value: why"."""
+        test, due, forms = _kind(table, key)
+        if not test(v):
+            self.bad(where, str(kind_error(v, key, due)))
+            return None
         try:
-            if isinstance(v, (datetime.date, datetime.time)):   # TOML reads 07:32:00 as one
-                raise TypeError("is a TOML date or time, which no field of a system file takes")
-            if table == "limits" and key == "alignment" or key in _STRS:
-                # limits.alignment: "size" or "page", not bytes
-                return text_of(v, key)
-            if key in _BOOLS:
-                if not isinstance(v, bool):
-                    raise kind_error(v, key, "true or false")
-                return v
-            if key in _INTS:
-                if not is_int(v):                # TOML's ints (its true is a bool)
-                    raise kind_error(v, key, "an integer")
-                return v
-            if key == "owners":
-                if not isinstance(v, list) or not all(isinstance(o, str) for o in v):
-                    raise kind_error(v, key, "a list of names")
-                return v
-            if key in _ADDRESSES or key in _SIZES:
-                # the forms this field reads: an address is decimal or hex, a size decimal
-                # with an optional unit (parse_size refuses hex)
-                forms = "'0x4000_0000'" if key in _ADDRESSES else "'16PiB'"
+            if forms is not None:
                 if isinstance(v, float) and not math.isfinite(v):
                     raise ValueError(f"is not a finite number; write an integer or a string "
                                      f"such as {forms}")
@@ -221,7 +231,7 @@ class _Reader:
             return None, where
         unknown = sorted(set(data) - _KEYS[table])
         if unknown:
-            self.bad(where, f"[{table}] has unknown keys {unknown}; known: "
+            self.bad(where, f"[{table}] has unknown keys {show_value(unknown)}; known: "
                      f"{sorted(_KEYS[table])}")
         missing = [k for k in required if k not in data]
         if missing:
@@ -329,7 +339,7 @@ def read_system(text, path="<string>", *, build):
                         "topology = \"<preset or spec>\"")
     unknown = sorted(set(doc) - set(_KEYS))
     if unknown:
-        r.bad(f"{path}", f"unknown tables {unknown}; known: {sorted(_KEYS)}")
+        r.bad(f"{path}", f"unknown tables {show_value(unknown)}; known: {sorted(_KEYS)}")
     sys_fields, _ = r.fields("system", system, required=("topology",))
     if not isinstance(system["topology"], str):
         raise SpecError(f"{sysw}: topology must be a string naming a preset or spec (e.g. "
@@ -403,7 +413,8 @@ def read_system(text, path="<string>", *, build):
                 for chip, ov in chips_doc.items():
                     unknown = sorted(set(ov) - {"offset", "size"})
                     if unknown:
-                        r.bad(where, f"[heap.chips.{chip}] has unknown keys {unknown}; known: "
+                        r.bad(where, f"[heap.chips.{chip}] has unknown keys "
+                                     f"{show_value(unknown)}; known: "
                               "['offset', 'size']")
                     o = {k: r.value("heap", k, v, where) for k, v in ov.items()
                          if k in ("offset", "size")}

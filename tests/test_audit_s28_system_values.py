@@ -78,11 +78,11 @@ CASES = [
     ("windows", "local_base", 2**70, f"local_base = {2**70} reaches beyond 2**62 bytes"),
     ("windows", "target", "host99", "target 'host99' names no region"),
     ("windows", "host", "", "no host domain called ''"),
-    ("windows", "page_size", True, ("page_size = True: size must be a number or text such as "
-                                    "'4KiB', got True (a bool)")),
+    ("windows", "page_size", True, ("page_size must be an integer or a string such as '16PiB', "
+                                    "got True (a bool)")),     # kind_error's, session 35
     ("heap", "offset", "inf", "offset = 'inf': cannot read size 'inf'"),
-    ("address", "width", 1e300, ("width = 1e+300: width must be an integer, got 1e+300 "
-                                  "(a float)")),     # kind_error's text since session 34
+    ("address", "width", 1e300, "width must be an integer, got 1e+300 (a float)"),
+    # kind_error's text since session 34, without the reader's 'width = 1e+300: ' (session 35)
     ("address", "layout", "é", "layout must be one of ('owner-bits', 'packed', 'explicit')"),
 ]
 

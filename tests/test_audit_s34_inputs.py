@@ -304,3 +304,15 @@ def test_a_traffic_keyword_the_pattern_does_not_use_is_still_checked(kw):
     from fabric import SpecError
     with pytest.raises(SpecError, match=next(iter(kw))):
         traffic(4, "shift", 1.0, **kw)
+
+
+@pytest.mark.parametrize("hot", [[99], [1.5], []], ids=["past-the-ranks", "fraction", "empty"])
+def test_hot_ranks_given_with_another_pattern_are_checked_too(hot):
+    # traffic(4, "shift", hot=[99]) was built as if hot were not given (review, session 35);
+    # the default (rank 0) is no given value: a fabric without chip 0 still builds
+    from analysis import traffic
+    from fabric import NodeError
+    with pytest.raises(NodeError, match="hot ranks"):
+        traffic(4, "shift", 1.0, hot=hot)
+    f = topologies.build("torus:2x2").without(chips=[0])
+    assert traffic(f, "all-to-all", 1.0).n == 3

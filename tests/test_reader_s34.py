@@ -103,10 +103,10 @@ def test_a_wrong_kind_names_value_and_kind(case):
 def test_system_file_names_value_and_kind():
     head = '[system]\ntopology = "dgx-h100"\n'
     for text, message in [
-            (head + "[address]\nlayout = 5\n", "layout = 5: layout must be a str, got 5 (an int)"),
+            (head + "[address]\nlayout = 5\n", "layout must be a str, got 5 (an int)"),
             ("windows = [5]\n" + head, "[windows] must be a table, got 5 (an int)"),
             (head + "[address]\nwidth = '57'\n",
-             "width = '57': width must be an integer, got '57' (a str)")]:
+             "width must be an integer, got '57' (a str)")]:
         assert [f.message for f in topologies.read_system(text).findings] == [message]
 
 

@@ -54,7 +54,7 @@ def test_paper_style_restores_after_an_exception():
 
 @pytest.mark.parametrize("kwargs, match", [
     ({"column": "triple"}, "column must be one of"),
-    ({"height": 0}, "height must be positive"),
+    ({"height": 0}, "height must be a finite number > 0 inches"),
 ])
 def test_paper_style_rejects_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match), paper_style(**kwargs):

@@ -1,0 +1,64 @@
+"""Session 35 (audit): a long name in an address plan is quoted shortened.
+
+A region, window, grant, interleave set, heap or host-domain name, a region kind or an
+unknown key of a system file is the user's text: a 5000-character one came back whole in
+``check()``'s findings and the errors that quote them (5-10 KB lines; a grant's host twice).
+Each place now quotes through ``fabric._units.show_value``, the one abbreviation (short names
+unchanged). Probes: 49 system files x (check, translate), 34 long lines before, 0 after;
+26 library plans, 11 long before.
+"""
+import pytest
+
+import topologies
+from fabric import AddressPlan, SymmetricHeap, check
+
+LONG = "x" * 5000
+SPEC = "hypermesh:4x4,hosts=4,chip=h100"
+HEAD = f'[system]\ntopology = "{SPEC}"\n'
+REGION = '[[regions]]\nname = "{N}"\nbase = "0x7000_0000_0000"\nsize = "1GiB"\nowner = "host0"\n' \
+         'kind = "{K}"\n'
+WINDOW = '[[windows]]\nhost = "host0"\nname = "{N}"\nlocal_base = "{B}"\ntarget = "chip9"\n' \
+         'size = "1GiB"\n'
+
+
+def _longest(findings):
+    return max(len(f.message) for f in findings)
+
+
+@pytest.mark.parametrize("text", [
+    HEAD + "[[grants]]\nhost = \"host0\"\ntarget = \"chip0\"\n{L} = 1\n",      # unknown key
+    HEAD + "[{L}]\na = 1\n",                                                    # unknown table
+    HEAD + REGION.replace("{N}", "r").replace("{K}", "{L}"),                   # region kind
+    HEAD + REGION.replace("{N}", "{L}").replace("{K}", "dram") * 2,             # name twice
+    HEAD + '[[grants]]\nhost = "{L}"\ntarget = "chip0"\n',                    # grant's host
+    HEAD + '[[grants]]\nhost = "host0"\ntarget = "{L}"\n',                    # grant's target
+    HEAD + WINDOW.replace("{N}", "{L}").replace("{B}", "0x1000_0000_0000")
+    + WINDOW.replace("{N}", "{L}").replace("{B}", "0x2000_0000_0000"),          # window twice
+], ids=["unknown-key", "unknown-table", "kind", "region-twice", "grant-host", "grant-target",
+        "window-twice"])
+def test_a_system_files_long_name_is_quoted_shortened_in_its_findings(text):
+    found = check(topologies.read_system(text.replace("{L}", LONG)))
+    assert found and _longest(found) < 600, _longest(found)
+    assert any("(5002 characters)" in f.message or "(5004 characters)" in f.message
+               for f in found)
+
+
+@pytest.mark.parametrize("change", ["chips", "domains", "heap"])
+def test_a_library_plans_long_name_is_quoted_shortened(change):
+    f = topologies.build(SPEC)
+    if change == "chips":
+        plan = AddressPlan(chips=tuple(f.endpoints[:-1]) + (LONG,))
+    elif change == "domains":
+        plan = AddressPlan(domains=((LONG, f.domains["host0"]),
+                                    *((h, c) for h, c in f.domains.items() if h != "host0")))
+    else:
+        plan = AddressPlan(heap=SymmetricHeap(size=2**30, alignment=3, name=LONG))
+    found = check(f.replace(address_plan=plan))
+    assert found and _longest(found) < 600 and "(5002 characters)" in found[0].message
+
+
+def test_a_short_name_is_quoted_whole():
+    # pin: the abbreviation leaves short names as they were
+    text = HEAD + REGION.replace("{N}", "r").replace("{K}", "weird")
+    (f,) = [f for f in check(topologies.read_system(text)) if "kind" in f.message]
+    assert "kind 'weird' is not one of" in f.message and "region 'r' [" in f.message
