@@ -55,6 +55,7 @@ import dataclasses
 
 import numpy as np
 
+from ._address import owned_regions
 from ._arrays import real_array
 from ._errors import (
     AddressMapError,
@@ -382,14 +383,22 @@ def whole_set(fabric, reg, address=None):
 
 
 def _memory_region(fabric, node):
-    """The :class:`~fabric.Region` of ``node``'s memory (its HBM, or its only region)."""
+    """The :class:`~fabric.Region` of ``node``'s memory: its own HBM region
+    (:func:`fabric._address.owned_regions`: the default windows' target), or its only
+    region."""
     regs = fabric.address_map.regions_of(node)
     if not regs:
         raise AddressMapError(f"{fabric.name}: {node!r} holds no memory in the address map, so "
                               "there is nothing there to load or store")
-    hbm = [r for r in regs if r.kind == "hbm" and r.ways == 1]
+    own, several = owned_regions(regs, "hbm")
+    if node in several:
+        raise AddressMapError(f"{fabric.name}: {show_value(node)} holds {len(several[node])} "
+                              f"HBM regions and none is named {show_value(f'{node}.hbm')}, so "
+                              "its memory is no one region (give fabric.access an address)")
+    if node in own:
+        return regs[own[node]]
     plain = [r for r in regs if r.ways == 1]
-    return (hbm or plain or list(regs))[0]
+    return (plain or list(regs))[0]
 
 
 def _memory_of(fabric, node, reg=None):

@@ -571,6 +571,34 @@ def default_region(regions):
     return hbm[0] if len(hbm) == 1 else None
 
 
+def owned_regions(regions, kind, usable=None):
+    """Each owner's own region of ``kind``: ``({owner: index}, {owner: [index, ...]})``.
+
+    "A chip's HBM" (the default windows' target, the symmetric heap's home) and "a host's
+    DRAM" (its default aperture) are the owner's own region: the one named
+    ``"<owner>.<kind>"`` (``chip3.hbm``, ``host1.dram``: the layouts' names), else its only
+    single-owner region of ``kind``. The second dict holds the owners of several such
+    regions, none so named: they have no own region, and the callers say so (as
+    :func:`default_region` makes a window target naming such an owner ask for a region by
+    name). ``usable``: a flag per region, False for one to pass over (None: all).
+    """
+    owned = {}
+    for i, r in enumerate(regions):
+        if r.ways == 1 and r.kind == kind and (usable is None or usable[i]):
+            try:
+                owned.setdefault(r.owner, []).append(i)
+            except TypeError:           # an unhashable owner: region_findings reports it
+                pass
+    own, several = {}, {}
+    for o, ix in owned.items():
+        named = [i for i in ix if regions[i].name == f"{o}.{kind}"]
+        if len(ix) == 1 or len(named) == 1:
+            own[o] = named[0] if named else ix[0]
+        else:
+            several[o] = ix
+    return own, several
+
+
 def _raise_errors(findings, exc, what):
     errors = [f for f in findings if f.severity == "error"]
     if errors:
