@@ -39,6 +39,7 @@ import math
 import numpy as np
 
 from fabric import MEDIA, Parameter, SpecError, chip_power, hardware_costs, rack_chips
+from fabric._fabric import fabric_arg
 from fabric._units import error_for, is_finite, show_value
 
 __all__ = ["BillOfMaterials", "bill_of_materials"]
@@ -228,6 +229,7 @@ def bill_of_materials(f, book="street-2026", *, rack_chips_factor=1.0):
     >>> bill_of_materials(topologies.build("nvl72").without(chips=["sw3"])).switch_asics
     18
     """
+    f = fabric_arg(f, "f")
     if f.failures:
         if f.intact is None:
             raise SpecError(f"bill_of_materials prices the hardware as built, and {f.name!r} is "

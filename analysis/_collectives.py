@@ -93,6 +93,7 @@ from fabric import (
 from fabric import runtime as get_runtime
 from fabric import transport as get_transport
 from fabric._arrays import traffic_values
+from fabric._fabric import fabric_arg
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
 from fabric._units import (
@@ -945,6 +946,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     >>> r0.time, r0.algorithm, r0.candidates[0][1][:38]
     (0.0, 'none', 'NCCL discards an empty collective befo')
     """
+    fabric = fabric_arg(fabric)
     op = normalize_op(op)
     algorithm = normalize_algorithm(algorithm)
     rt = get_runtime(default_runtime() if runtime is None else runtime)
@@ -1540,6 +1542,7 @@ def peer_round_trip(fabric, ranks=None):
     >>> round(peer_round_trip(topologies.build("dgx-h100")) * 1e9)   # 2 x (2 links x 150 ns)
     600
     """
+    fabric = fabric_arg(fabric)
     _nodes, idx = resolve_ranks(fabric, ranks)
     return _peer_round_trip(fabric, np.asarray(idx))
 
@@ -1578,6 +1581,7 @@ def communicator_channels(fabric, ranks=None, runtime="nccl"):
     >>> communicator_channels(f), communicator_channels(f.without(links=[("chip0", "sw0")]))
     ((32, 32), (34, 64))
     """
+    fabric = fabric_arg(fabric)
     rt = get_runtime(runtime)
     if rt.name.split("@")[0] != "nccl":
         raise ValueError(f"communicator_channels: {rt.name!r} is not an NCCL release "

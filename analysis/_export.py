@@ -18,6 +18,8 @@ Examples
 
 import json
 
+from fabric._fabric import fabric_arg
+
 __all__ = ["EXPORT_FORMATS", "export_graph", "node_link"]
 
 EXPORT_FORMATS = ("graphml", "json")
@@ -56,6 +58,7 @@ def node_link(f):
     >>> len(d["nodes"]), len(d["links"]), d["units"]["bandwidth"]
     (4, 4, 'B/s per direction')
     """
+    f = fabric_arg(f, "f")
     import networkx as nx
 
     d = nx.node_link_data(f.graph, edges="links")
@@ -106,6 +109,7 @@ def export_graph(f, path, fmt=None):
 
     from fabric._system import file_name
 
+    f = fabric_arg(f, "f")      # before the file is opened: a spec wrote an empty file
     file_name(path)             # a NUL: SpecError naming it, not open's ValueError
     if fmt is None:
         fmt = str(path).rsplit(".", 1)[-1].lower()

@@ -8,6 +8,7 @@ import dataclasses
 
 import numpy as np
 
+from fabric._fabric import fabric_arg
 from fabric._units import flag_of
 
 from ._throughput import throughput
@@ -103,6 +104,7 @@ def failure_cost(fabric, links=(), chips=(), traffic_name="all-to-all", nbytes=1
     >>> c.drain_time[1] == c.drain_time[0]            # the survivors' all-to-all is unchanged
     True
     """
+    fabric = fabric_arg(fabric)
     with_throughput = flag_of(with_throughput, "with_throughput")   # (was read by its truth)
     degraded = fabric.without(links=links, chips=chips)
     live = degraded.endpoints

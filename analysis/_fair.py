@@ -28,6 +28,7 @@ Examples
 
 import math
 
+from fabric._fabric import fabric_arg
 from fabric._schema import bandwidth_fault, latency_fault
 from fabric._units import check_count, error_for, is_finite, show_value
 
@@ -65,6 +66,7 @@ def scale_links(f, bandwidth=1.0, latency=1.0):
     >>> g.name, g.graph.edges["chip0", "sw0"]["bandwidth"]      # bytes/s per direction
     ('nvl72 (bandwidth x2)', 100000000000.0)
     """
+    f = fabric_arg(f, "f")
     import networkx as nx
 
     for name, value in (("bandwidth", bandwidth), ("latency", latency)):

@@ -29,6 +29,7 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 from fabric import Clos, Dragonfly, Grid, RoutingError, Switched
+from fabric._fabric import fabric_arg
 
 __all__ = ["EXHAUSTIVE_ENDPOINTS", "Metrics", "bisection", "hop_distribution", "metrics"]
 
@@ -147,6 +148,7 @@ def hop_distribution(fabric):
     >>> counts.tolist(), method
     ([0, 62, 88, 56, 20, 10, 4], 'exact: routed hops of the pairs the failed links touch (dimension order)')
     """
+    fabric = fabric_arg(fabric)
     n = fabric.n_endpoints
     structure = None if fabric.failures.degraded else fabric.structure
     if isinstance(structure, Grid):
@@ -535,6 +537,7 @@ def bisection(fabric):
     >>> bisection(topologies.build("torus:4x4x4"))[:3]
     (32, 2048000000000.0, True)
     """
+    fabric = fabric_arg(fabric)
     if fabric.n_endpoints < 2:
         return 0, 0.0, True, "one endpoint"
     if fabric.failures.degraded and _exhaustive_ok(fabric):
@@ -621,6 +624,7 @@ def metrics(fabric):
     >>> m.endpoints, m.switches, m.links, m.diameter, m.bisection_links
     (16, 20, 48, 6, 8)
     """
+    fabric = fabric_arg(fabric)
     G = fabric.graph
     e = fabric.edge_arrays
     kinds = [G.nodes[n]["kind"] for n in fabric.nodes]

@@ -23,6 +23,7 @@ import numpy as np
 
 from fabric import format_size
 from fabric._arrays import real_array
+from fabric._fabric import fabric_arg
 
 __all__ = [
     "palette",
@@ -464,6 +465,7 @@ def plot_topology(fabric, ax=None):
     ['chips (16)', 'edge (8)', 'agg (8)', 'core (4)']
     >>> plt.close(ax.figure)
     """
+    fabric = fabric_arg(fabric)
     G = fabric.graph
     coords = [G.nodes[n].get("coord") for n in fabric.endpoints]
     if coords and all(c is not None and len(c) == 3 for c in coords):

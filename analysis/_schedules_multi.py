@@ -68,6 +68,7 @@ import itertools
 import numpy as np
 
 from fabric import Clos, Dragonfly, Grid, Switched
+from fabric._fabric import fabric_arg
 from fabric._memo import fabric_memo
 from fabric._units import check_count
 
@@ -531,6 +532,7 @@ def ring_search(fabric, ranks=None, *, seed=0):
     >>> len(ring_search(topologies.build("fattree:k=4")))   # no host domains: one ring
     1
     """
+    fabric = fabric_arg(fabric)
     seed = check_count(seed, "seed", 0)         # ("object of type 'Odd' has no len()")
     nodes = resolve_ranks(fabric, ranks)[0]     # read as cost reads a collective's ranks
     return _rings(fabric, nodes, seed)[0]

@@ -118,6 +118,7 @@ import types
 from dataclasses import dataclass
 
 from fabric import Fabric, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
+from fabric._fabric import fabric_arg
 from fabric._units import (
     check_count,
     check_fraction,
@@ -482,6 +483,7 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
     >>> serving_cost(topologies.build("sd200-ultra"))[3].startswith("chip price $38,750")
     True
     """
+    fabric = fabric_arg(fabric)
     if text_of(tier, "tier") not in TIERS:      # a kind first (TypeError), then the set
         raise SpecError(f"tier must be one of {', '.join(TIERS)}, got {show_value(tier)}")
     if gpu is not None:
@@ -1688,6 +1690,7 @@ def instance_sizes(fabric):
     >>> instance_sizes(node), instance_sizes(node.without(chips=["chip3"]))
     ([1, 2, 4, 8], [1, 2, 4, 7])
     """
+    fabric = fabric_arg(fabric)
     live, intact = fabric.n_endpoints, fabric.n_ranks
     return [n for n in range(1, live + 1) if live % n == 0 or intact % n == 0]
 

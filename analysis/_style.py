@@ -68,14 +68,14 @@ def style_path(name="paper"):
     'paper.mplstyle'
     """
     filename = f"{text_of(name, 'style name')}.mplstyle"
-    installed = resources.files("analysis").joinpath("styles", filename)
-    if installed.is_file():
-        return Path(str(installed))
-    checkout = Path(__file__).resolve().parent.parent / "figures" / "styles" / filename
-    if checkout.is_file():
-        return checkout
-    raise ValueError(f"no figure style called {show_value(name)}: looked for {filename} in the "
-                     f"installed package (analysis/styles) and in {checkout.parent}")
+    checkout = Path(__file__).resolve().parent.parent / "figures" / "styles"
+    for where in (resources.files("analysis").joinpath("styles"), checkout):
+        # matched against the files there, not opened by name: a 5000-character name was
+        # the operating system's "File name too long", and '../x' no style
+        if where.is_dir() and filename in {p.name for p in where.iterdir()}:
+            return Path(str(where.joinpath(filename)))
+    raise ValueError(f"no figure style called {show_value(name)}: looked in the installed "
+                     f"package (analysis/styles) and in {checkout}")
 
 
 def paper_style(column="single", *, height=None):

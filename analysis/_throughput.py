@@ -58,6 +58,7 @@ import scipy.sparse as sp
 
 from fabric import FabricError, Grid
 from fabric._arrays import traffic_values
+from fabric._fabric import fabric_arg
 from fabric._units import check_number
 
 from ._lp_reduce import reduce_lp
@@ -151,6 +152,7 @@ def throughput(fabric, matrix, *, max_variables=None, method="auto"):
     >>> t.k, t.time                     # demand multiple per second; seconds to deliver it
     (7629.39453125, 0.000131072)
     """
+    fabric = fabric_arg(fabric)
     uniform = isinstance(matrix, TrafficMatrix) and matrix.data is None
     if uniform and method in ("auto", "symmetric") and _link_orbits(fabric) is not None:
         return _symmetric(fabric, matrix.fill)
@@ -851,6 +853,7 @@ def bisection_bound(fabric, nbytes=1.0):
     >>> bisection_bound(topologies.build("torus:4x4"), 1.0)   # 8 links x 64 GB/s / 8**2 B
     8000000000.0
     """
+    fabric = fabric_arg(fabric)
     nbytes = check_number("nbytes", nbytes, 0, " bytes", strict=True)
     structure = fabric.structure
     if not isinstance(structure, Grid) or any(c != "ring" for c in structure.connect):

@@ -30,11 +30,13 @@ Examples
 
 import dataclasses
 import math
+from collections.abc import Mapping
 
 import numpy as np
 
 from fabric import NodeError, SpecError
 from fabric._arrays import check_length, traffic_values
+from fabric._fabric import fabric_arg
 from fabric._units import (
     check_count,
     check_fraction,
@@ -151,6 +153,8 @@ def _hot_positions(fabric_or_n, n, hot):
     items = items_of(hot)
     fabric = fabric_or_n if hasattr(fabric_or_n, "endpoints") else None
     due = "a rank (an integer)" + (" or a chip's name" if fabric is not None else "")
+    if isinstance(hot, Mapping):            # its keys are no list of ranks: {1: 2} read as [1]
+        raise kind_error(hot, "hot", f"{due}, or a sequence of them")
     for i, x in enumerate([hot] if items is None else items):
         if not (is_int(x) or fabric is not None and isinstance(x, str)):
             raise kind_error(x, *(("hot", f"{due}, or a sequence of them") if items is None
@@ -158,17 +162,21 @@ def _hot_positions(fabric_or_n, n, hot):
     items = [hot] if items is None else items
     if not items or fabric is None and not all(0 <= x < n for x in items):
         raise NodeError(f"hot ranks must lie in 0..{n - 1}, got {show_value(hot)}")
-    if fabric is None:
-        return np.array(items, dtype=np.int64), None
-    pos = {c: i for i, c in enumerate(fabric.endpoints)}
-    out = []
+    pos = None if fabric is None else {c: i for i, c in enumerate(fabric.endpoints)}
+    out, seen = [], {}
     for x in items:
-        node = fabric.node(x)
-        if node not in pos:
+        node = int(x) if fabric is None else fabric.node(x)
+        if pos is not None and node not in pos:
             raise NodeError(f"hot rank {show_value(x)} is {show_value(node)}, which is not a "
                             "chip")
-        out.append(pos[node])
-    return np.array(out, dtype=np.int64), [fabric.rank_of[fabric.endpoints[i]] for i in out]
+        if node in seen:        # a cell written twice kept one share: hot=[1, 1] lost bytes
+            how = "" if seen[node] == x else f" (as {show_value(seen[node])} and {show_value(x)})"
+            raise NodeError(f"hot lists {show_value(node)} twice{how}; each hot rank takes its "
+                            "share once")
+        seen[node] = x
+        out.append(node if pos is None else pos[node])
+    return (np.array(out, dtype=np.int64),
+            None if fabric is None else [fabric.rank_of[fabric.endpoints[i]] for i in out])
 
 
 def _positive(x, name):
@@ -387,6 +395,7 @@ def link_loads(fabric, matrix):
     >>> ll.drain_time                    # seconds, under the fabric's routing
     0.000131072
     """
+    fabric = fabric_arg(fabric)
     n = fabric.n_endpoints
     if not isinstance(matrix, TrafficMatrix):
         arr = traffic_values(matrix, n,

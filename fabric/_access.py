@@ -65,6 +65,7 @@ from ._errors import (
     SpecError,
     TranslationError,
 )
+from ._fabric import fabric_arg
 from ._params import Parameter
 from ._schema import MAX_BYTES
 from ._transport import NATIVE, transports_for
@@ -585,6 +586,7 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
     >>> a.target, a.path, round(a.total * 1e9, 1)      # total in seconds: 491.5 ns
     ('chip5', ('chip0', 'chip5'), 491.5)
     """
+    fabric = fabric_arg(fabric)
     size = _check_op(op, size)
     _transport_name(transport)
     a = fabric.node(src)
@@ -649,6 +651,7 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore"):
     ...
     fabric.AddressMapError: ...: a load of 1099511627776 B (1TiB) to 'chip10' is larger than ...
     """
+    fabric = fabric_arg(fabric)
     size = _check_op(op, size)
     _transport_name(transport)
     a, target = fabric.node(src), fabric.node(target)
@@ -738,6 +741,7 @@ def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=No
     >>> len(lat), round(float(lat.max()) * 1e9, 1)
     (16256, 721.2)
     """
+    fabric = fabric_arg(fabric)
     size = _check_op(op, size)
     _transport_name(transport)
     if chips is None:

@@ -487,6 +487,13 @@ def region_findings(regions, width=57):
     Returns
     -------
     list of Finding
+
+    Examples
+    --------
+    >>> findings = region_findings([Region(0, 2**30, "chip0", name="a"),
+    ...                             Region(2**29, 2**30, "chip1", name="b")])
+    >>> [(f.code, f.message) for f in findings]
+    [('overlap', "region 'b' [0x20000000, 0x60000000) overlaps region 'a' [0x0, 0x40000000)")]
     """
     regions = _regions(regions)
     out = []

@@ -97,6 +97,13 @@ def error_findings(findings):
     Returns
     -------
     list of Finding
+
+    Examples
+    --------
+    >>> from fabric import Finding
+    >>> error_findings([Finding(code="overlap", severity="error", message="...", where="a"),
+    ...                 Finding(code="alias", severity="warning", message="...", where="b")])
+    [Finding(code='overlap', severity='error', message='...', where='a')]
     """
     return [f for f in findings if f.severity == "error"]
 

@@ -91,6 +91,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from ._errors import SpecError
+from ._fabric import fabric_arg
 from ._params import Parameter
 from ._units import show_value, text_of
 
@@ -304,6 +305,8 @@ def rack_chips(f, book="street-2026"):
     >>> rack_chips(types.SimpleNamespace(assumptions=())).source[:10]
     'assumption'
     """
+    if isinstance(f, str):         # a preset's name read as no fabric: the book's density
+        fabric_arg(f, "f")
     book = hardware_costs(book)
     own = [p for p in getattr(f, "assumptions", ()) if p.name == book.rack_chips.name]
     return own[-1] if own else book.rack_chips

@@ -550,3 +550,20 @@ class Fabric:
         from ._domains import domain_of
 
         return domain_of(self, host).translate_many(local_addresses, op, unmapped=unmapped)
+
+
+def fabric_arg(value, what="fabric"):
+    """``value`` where a :class:`Fabric` is due, else a TypeError naming ``what``: a spec or
+    preset name (a str) is not built here, and the message says what builds it (``'torus:4x4'``
+    gave "'str' object has no attribute 'graph'", naming nothing). The one check of a fabric
+    argument at the public functions that take one.
+
+    >>> fabric_arg("torus:4x4")
+    Traceback (most recent call last):
+    ...
+    TypeError: fabric must be a fabric.Fabric (topologies.build makes one from a spec or a preset's name), got 'torus:4x4' (a str)
+    """
+    if not isinstance(value, Fabric):
+        raise kind_error(value, what, "a fabric.Fabric (topologies.build makes one from a spec "
+                                      "or a preset's name)")
+    return value

@@ -44,6 +44,7 @@ import numpy as np
 
 from ._access import nearest, target_node, whole_set
 from ._errors import AddressMapError, RoutingError
+from ._fabric import fabric_arg
 from ._routing_engine import flow_hash
 from ._structure import Grid
 
@@ -374,6 +375,7 @@ def forwarding_tables(fabric):
     >>> t.policy, t.max_entries          # entries of the largest table (one per chip)
     ('dimension-order', 144)
     """
+    fabric = fabric_arg(fabric)
     r = fabric.router
     if not r.destination_routed:
         raise RoutingError(f"{fabric.name}: forwarding tables for a degraded {r.policy} "

@@ -126,6 +126,17 @@ def heap_findings(heap, fabric, regions):
     Returns
     -------
     list of Finding
+
+    Examples
+    --------
+    >>> import topologies
+    >>> from fabric import layout_regions
+    >>> f = topologies.build("torus:2x2,chip=h100")                # 80 GB of HBM a chip
+    >>> heap_findings(SymmetricHeap(size=2**30), f, layout_regions(f))
+    []
+    >>> late = heap_findings(SymmetricHeap(size=2**30, offset=79 * 2**30), f, layout_regions(f))
+    >>> len(late), late[0].code                       # past the end of every chip's HBM
+    (4, 'symmetric-mismatch')
     """
     where = heap.where or f"symmetric heap {show_value(heap.name)}"
     out = []

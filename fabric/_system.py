@@ -451,7 +451,7 @@ def read_system(text, path="<string>", *, build):
 
 
 def load_system(path, *, build):
-    """Read a system file.
+    r"""Read a system file.
 
     The fabric package does not know the topology builders (they import it, not the
     other way round), so the caller passes the function that turns the file's
@@ -474,6 +474,15 @@ def load_system(path, *, build):
         If the file cannot be read.
     SpecError
         If it is not valid TOML (with line and column) or names no usable topology.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile, topologies
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = pathlib.Path(d) / "s.toml"
+    ...     _ = path.write_text('[system]\ntopology = "torus:4x4,chip=h100"\n')
+    ...     load_system(path, build=topologies.build).fabric.n_endpoints
+    16
     """
     path = file_name(path, "path")      # (its str() named a file: 5 read a file called '5')
     return read_system(read_text(path), path, build=build)

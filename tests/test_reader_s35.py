@@ -16,6 +16,8 @@ The unit parsers' five remaining echoes of the text went through show_value (a 3
 each), and parse_address names a wrong kind by kind_error (numpy's True was address 1).
 """
 
+import re
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -186,3 +188,58 @@ def test_hot_out_of_range_is_quoted_shortened():
     with pytest.raises(fabric.NodeError, match=r"^hot ranks must lie in 0\.\.15, got \[100, 101, "
                                                r".*\.\.\. \(\d+ characters\)$"):
         analysis.traffic(16, "hotspot", hot=list(range(100, 1100)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda s: __import__("analysis").metrics(s),
+    lambda s: __import__("analysis").cost(s, "all-reduce", 1024),
+    lambda s: __import__("analysis").link_loads(s, __import__("analysis").traffic(4, "shift")),
+    lambda s: __import__("analysis").bill_of_materials(s),
+    lambda s: __import__("analysis").peer_round_trip(s),
+    lambda s: fabric.access_to(s, 0, 1),
+    lambda s: fabric.rack_chips(s),
+    lambda s: __import__("analysis").export_graph(s, "nothing-written.json"),
+], ids=["metrics", "cost", "link_loads", "bill_of_materials", "peer_round_trip",
+        "access_to", "rack_chips", "export_graph"])
+def test_a_spec_where_a_fabric_is_due_says_what_builds_it(call, tmp_path, monkeypatch):
+    # analysis.metrics('torus:4x4') raised "'str' object has no attribute 'graph'" (audit
+    # 17:45); rack_chips('dgx-h100') gave the book's 72 chips a rack, not the preset's 32;
+    # export_graph(spec, 'x.json') wrote an empty file, then failed
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(TypeError, match=r"must be a fabric\.Fabric \(topologies\.build makes "
+                                        r"one from a spec or a preset's name\), got 'dgx-h100'"):
+        call("dgx-h100")
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("name", ["x" * 5000, "../styles/paper"], ids=["long", "path"])
+def test_style_path_matches_names_not_paths(name):
+    # a 5000-character name was the OS's 'File name too long' naming the checkout (audit
+    # 17:45); a name with a directory in it was joined to the path and could reach a file
+    with pytest.raises(ValueError, match=r"^no figure style called ('x{39}\.\.\. \(5002 "
+                                         r"characters\)|'\.\./styles/paper'): looked in"):
+        style_path(name)
+
+
+@pytest.mark.parametrize("where, hot, said", [
+    (16, [1, 1], "hot lists 1 twice; each hot rank takes its share once"),
+    ("torus:4x4", ["chip1", 1], "hot lists 'chip1' twice (as 'chip1' and 1); each hot rank"),
+], ids=["n", "name-and-rank"])
+def test_a_hot_rank_given_twice_is_refused(where, hot, said):
+    # audit 17:52, a silent wrong: hot=[1, 1] wrote cell 1 twice while the share was split in
+    # two, so every source lost a quarter of its bytes (the matrix summed to 12.25, not 16)
+    import analysis
+
+    base = where if isinstance(where, int) else topologies.build(where)
+    with pytest.raises(fabric.NodeError, match="^" + re.escape(said)):
+        analysis.traffic(base, "hotspot", 1.0, hot=hot)
+    assert analysis.traffic(base, "hotspot", 1.0, hot=[1, 2]).dense().sum() == 16.0
+
+
+def test_a_mapping_is_no_hot_list():
+    # review's nit: hot={1: 2} was read as [1], its keys
+    import analysis
+
+    with pytest.raises(TypeError, match=r"^hot must be a rank \(an integer\), or a sequence of "
+                                        r"them, got \{1: 2\} \(a dict\)$"):
+        analysis.traffic(16, "hotspot", 1.0, hot={1: 2})

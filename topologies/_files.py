@@ -16,7 +16,7 @@ __all__ = ["load_system", "read_system"]
 
 
 def load_system(path):
-    """Read a system file; its topology spec is built with :func:`topologies.build`.
+    r"""Read a system file; its topology spec is built with :func:`topologies.build`.
 
     See :func:`fabric.load_system` for the format and the errors.
 
@@ -30,6 +30,15 @@ def load_system(path):
     fabric.System
         The fabric, its address plan and the findings of values the file gives that cannot
         be read (``fabric.check`` reports them with the rest).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = pathlib.Path(d) / "s.toml"
+    ...     _ = path.write_text('[system]\ntopology = "torus:4x4,chip=h100"\n')
+    ...     load_system(path).fabric.n_endpoints
+    16
     """
     return fabric.load_system(path, build=build)
 
