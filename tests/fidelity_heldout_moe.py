@@ -738,7 +738,14 @@ _AIC_WIDE = ("NVIDIA's collector data grow with EP where the model barely does: 
              "(the barrier's per-peer loop is one warp pass up to 32 peers, ceil(ep / 32)); no "
              "term of the size of the combine's 9-10 us EP8 -> EP32 growth at 16-128 tokens (the "
              "dispatch's 2-4 us) is located (the trays crossed grow 2 -> 8; _AIC_TRAY's cross-tray "
-             "round trip is unpublished)")
+             "round trip is unpublished). Session 35: the collector at aiconfigurator's newest "
+             "snapshot (095f58a5) times as before (rank 0, 10 replays of one op after a "
+             "synchronize, no CUPTI) and no newer one-sided data exists; blog18's CUPTI spans of "
+             "the same dispatch kernel grow far less over the model (1 token +1.83 / +1.73 / "
+             "+2.73 us at EP 8 / 16 / 32), so the dispatch's growth is the collector's harness "
+             "more than the kernel; the one per-peer step the dispatch has and the combine lacks, "
+             "its release fence over counter stores to every peer, could hold at most blog18's "
+             "growth (docs/sources.md s.7)")
 _AIC_WIDE_ONE = (_AIC_WIDE + ". At 1 token (routing 'grouped': the 8 ranks of one group receive "
                  "every rank's token) the dispatch takes 18.3 / 19.5 / 21.0 us at EP 8 / 16 / 32 "
                  "(model 12.9 / 13.0 / 13.0) and the combine 25.3 / 26.6 / 32.4 us (model 22.0 / "
