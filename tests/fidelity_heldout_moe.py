@@ -7,7 +7,8 @@ B200, pplx-kernels' README table on H100 (NVLink EP8, IBGDA EP16-128; its other 
 ``LEFT_OUT`` with the reason), NVIDIA NCCL EP's low-latency reference table on H100 (the
 single-node EP8 pair; the 2-8 node rows are ``LEFT_OUT``), NVIDIA's aiconfigurator collector
 data for TensorRT-LLM's one-sided ops on GB200 at EP 2/4/8 (one tray and two; session 13) and
-for DeepEP's low-latency kernels on one HGX H100 / H200 node (session 35). They
+for DeepEP's low-latency kernels on one HGX H100 / H200 / B200 / B300 node or one GB200 / GB300
+tray (session 35). They
 are expressed exactly as the check set's MoE rows (``tests/fidelity_moe.py``:
 the same systems, kernels, routings and byte counts, each row in its source's metric)
 and **nothing of the model may change because of them**. Rows missed by more than the
@@ -256,8 +257,8 @@ def _ncclep(phase):
 
 def _aic_ll_blackwell(fabric_of, tokens, phase):
     """NVIDIA's collector's DeepEP low-latency rows on Blackwell (session 35): DeepEP's own test
-    on every GPU of one HGX B200 node (EP8) or one GB200 tray (EP4, the first four ranks of
-    gb200-nvl72), priced as the H100 / H200 rows (``deepep-low-latency``, uniform) and read as
+    on every GPU of one HGX B200 / B300 node (EP8) or one GB200 / GB300 tray (EP4, the first four
+    ranks of the NVL72 rack), priced as the H100 / H200 rows (``deepep-low-latency``, uniform) and read as
     a one-kernel Kineto duration (:func:`fidelity_moe.kernel_span`: less the floor's graph gap on
     Blackwell, as the DeepEP V2 B200 rows)."""
     def case(row):
@@ -457,6 +458,11 @@ CASES = {
         _b200 if chip == "b200" else nvl72, bs, ph)
        for chip, ep in (("b200", 8), ("gb200", 4)) for bs in (1, 16, 128)
        for ph in ("dispatch", "combine")},
+    # B300 and GB300 (lead's decision, session 35), the same rule
+    **{f"aic-deepep-{chip}-ep{ep}-ll-bs{bs}-{ph}": _aic_ll_blackwell(
+        functools.partial(topologies.build, spec), bs, ph)
+       for chip, ep, spec in (("b300", 8, "hgx-b300"), ("gb300", 4, "gb300-nvl72"))
+       for bs in (1, 16, 128) for ph in ("dispatch", "combine")},
 }
 
 #: Rows of the held-out sources that are NOT carried, and why (none of them is a row to fit).
@@ -478,15 +484,15 @@ LEFT_OUT = {
         "has the collector's generator itself (routing 'grouped', written from "
         "generate_balanced_expert_ids; equal to 'balanced' in every figure of the rows above) "
         "and the 1-token EP16/EP32 rows are carried with it"),
-    "aiconfigurator DeepEP low-latency tables: other shapes and token counts, B300 / GB300, and "
-    "the older 0.5.6.post2 tables": (
+    "aiconfigurator DeepEP low-latency tables: other shapes and token counts, and the older "
+    "0.5.6.post2 tables": (
         "three points of the sweep at the DeepSeek-V3 shape, the token counts of the same "
         "collector's TensorRT-LLM rows (1, 16, 128; 2048 not collected), rule posted before any "
         "model figure (session 35); the rule first left out the B200 and GB200 tables on a wrong "
         "reason (the kernel-span rule was thought unsettled on Blackwell; fidelity_moe.kernel_span "
         "covers it), and they are carried at the lead's decision (board 17:38; the B200 model "
-        "figures had been seen, the GB200 ones had not); B300 / GB300 were not proposed and their "
-        "model figures were not computed (for a later session under the same rule); "
+        "figures had been seen, the GB200 ones had not); B300 / GB300 carried by the same rule, "
+        "posted before any of their figures (board 17:52, lead 17:59); "
         "the 0.5.6.post2 tables (EP8-64, 1-8 nodes) are filed twice with byte-for-byte the same "
         "values under h100_sxm and h200_sxm, so the GPU cannot be told, and their harness masks "
         "10 random routes (of 16 at 2 tokens); their values are in docs/sources.md s.7 as "
@@ -765,11 +771,12 @@ _AIC_LL = ("DeepEP low-latency over NVLink on one HGX H100 / H200 node, NVIDIA's
            "kernels are shorter than it, rank 0's kernel holds the last rank's arrival), the "
            "cooperative launch and grid sync between the send and receive parts, and the "
            "receive part's polls of its 256 (local expert, source rank) count slots")
-_AIC_LL_BW = ("DeepEP low-latency over NVLink on Blackwell, NVIDIA's collector (one HGX B200 node, "
-              "EP8; one GB200 tray, EP4; session 35, lead's decision): the kernels sit a near "
-              "constant above the model at 1, 16 and 128 tokens, 12.9-15.9 us on B200 (22.1 / "
-              "22.1 us at 1 token against 6.2 / 6.3) and 8.2-12.7 us on GB200 (16.6 / 18.1 "
-              "against 6.2 / 6.3), more than Hopper's ~8 us (_AIC_LL) on the faster chip; the "
+_AIC_LL_BW = ("DeepEP low-latency over NVLink on Blackwell, NVIDIA's collector (one HGX B200 / B300 "
+              "node, EP8; one GB200 / GB300 tray, EP4; session 35, lead's decisions): the kernels "
+              "sit a near constant above the model at 1, 16 and 128 tokens, 12.9-15.9 us on B200 "
+              "(22.1 / 22.1 us at 1 token against 6.2 / 6.3), 13.4-16.7 on B300, 8.2-12.7 on GB200 "
+              "(16.6 / 18.1 against 6.2 / 6.3) and 7.6-13.1 on GB300, more than Hopper's ~8 us "
+              "(_AIC_LL) on the faster chips; the "
               "B200 sweep's 512 -> 1024-token slope, 0.112 / 0.164 us a token, is within 7% of "
               "the model's on hgx-b200 (0.120 / 0.155), so the 128-token misses are that "
               "constant, not a per-link rate. No located term (the candidates of _AIC_LL)")
@@ -812,8 +819,8 @@ KNOWN_MISSES = {
     **{f"aic-deepep-{chip}-ep8-ll-bs{bs}-{ph}": _AIC_LL
        for chip in ("h100", "h200") for bs in (1, 16, 128) for ph in ("dispatch", "combine")},
     **{f"aic-deepep-{chip}-ep{ep}-ll-bs{bs}-{ph}": _AIC_LL_BW
-       for chip, ep in (("b200", 8), ("gb200", 4)) for bs in (1, 16, 128)
-       for ph in ("dispatch", "combine")},
+       for chip, ep in (("b200", 8), ("gb200", 4), ("b300", 8), ("gb300", 4))
+       for bs in (1, 16, 128) for ph in ("dispatch", "combine")},
     "deepep-pr173-h20-ep8-ll-nvlink-combine": _LL_NVLINK,
     "fi3697-trtllm-ep32-bs1-nvfp4-dispatch": _FLOOR,
     "fi3697-trtllm-ep32-bs128-nvfp4-dispatch": _FLOOR,

@@ -32,7 +32,8 @@ def test_collector_ll_rows_are_priced_on_their_own_chip(chip):
             assert value == pytest.approx(seconds * 1e6, rel=1e-12), row_id
 
 
-@pytest.mark.parametrize("chip, ep, spec", [("b200", 8, "hgx-b200"), ("gb200", 4, "gb200-nvl72")])
+@pytest.mark.parametrize("chip, ep, spec", [("b200", 8, "hgx-b200"), ("gb200", 4, "gb200-nvl72"),
+                                            ("b300", 8, "hgx-b300"), ("gb300", 4, "gb300-nvl72")])
 def test_collector_ll_blackwell_rows_are_kernel_spans(chip, ep, spec):
     # one Blackwell kernel's Kineto duration leaves out the floor's graph gap (0.55 us)
     fabric = topologies.build(spec)
