@@ -511,6 +511,24 @@ def peer_access_latency(arch):
     remainder is taken as the GPUs' own cost on every fabric (an assumption: it was
     measured over NVSwitch only).
 
+    Parameters
+    ----------
+    arch : str
+        A GPU generation of :data:`EXCHANGE_LATENCY`: ``"hopper"`` or ``"blackwell"``.
+
+    Returns
+    -------
+    tuple
+        The remainder in seconds and the :class:`Parameter` objects it is made of.
+
+    Raises
+    ------
+    SpecError
+        For an architecture with no measured peer load (not a key of
+        :data:`EXCHANGE_LATENCY`).
+
+    Examples
+    --------
     >>> round(peer_access_latency("hopper")[0] * 1e9, 1)      # 826.6 - 4 x 150
     226.6
     >>> round(peer_access_latency("blackwell")[0] * 1e9, 1)   # 1710.5 - 4 x 150
@@ -3591,6 +3609,16 @@ EXCHANGE_KERNELS["ncclep-low-latency"] = _ncclep_low_latency()
 
 def exchange_kernel(name):
     """The :class:`ExchangeKernel` called ``name`` (an ExchangeKernel passes through).
+
+    Parameters
+    ----------
+    name : str or ExchangeKernel
+        A kernel of :data:`EXCHANGE_KERNELS` (``"deepep-normal"``, ``"deepep-low-latency"``,
+        ``"one-sided"``, ``"pplx"``, ``"all-to-allv"``, ...).
+
+    Returns
+    -------
+    ExchangeKernel
 
     Examples
     --------

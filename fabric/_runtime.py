@@ -1062,6 +1062,18 @@ def release_tag(version):
     tuner constants (:func:`runtime`), the revisions that time its run
     (:func:`revision_holds`) and the kernels it is checked against are all that tag's.
 
+    Parameters
+    ----------
+    version : str
+        An NCCL version, ``major.minor`` or ``major.minor.patch`` (``"2.28"``, ``"2.21.5"``).
+
+    Returns
+    -------
+    str
+        A tag of :data:`NCCL_RELEASE_DATES`.
+
+    Examples
+    --------
     >>> release_tag("2.28.5"), release_tag("2.21.5"), release_tag("2.28"), release_tag("2.27.1")
     ('2.28.3', '2.21.5', '2.28.3', '2.27.3')
     """
@@ -1086,6 +1098,20 @@ def revision_holds(release, revision):
     (:data:`_DEVICE_IDENTITY`) from the release's tag (:func:`release_tag`) through every
     modelled tag up to the change tag.
 
+    Parameters
+    ----------
+    release : str
+        An NCCL version (:func:`release_tag` reads it).
+    revision : tuple
+        A key of :data:`PREDICTION_REVISIONS`: ``(field, entry, tag of the change)``, the
+        field one of :data:`PREDICTION_FIELDS`.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
     >>> revision_holds("2.28.7", ("hw_latency", ("net", "nvls-tree", "Simple"), "2.28.9"))
     True
     >>> revision_holds("2.26.6", ("factors", "nvls_tree_alg_ratio", "2.28.0"))
@@ -1418,6 +1444,23 @@ def nccl_release_on(date):
     not reproduced here. "Newest" is the highest version, not the latest tag: on 2023-10-10
     NCCL tagged 2.18.6 after 2.19.3, and 2.19.3 stands for that day.
 
+    Parameters
+    ----------
+    date : str or datetime.date
+        An ISO date (``"2024-09-19"``).
+
+    Returns
+    -------
+    str
+        An NCCL release tag (``"2.23.4"``).
+
+    Raises
+    ------
+    SpecError
+        For a date that does not read or precedes 2.18.3's tag.
+
+    Examples
+    --------
     >>> nccl_release_on("2024-09-19")
     '2.23.4'
     >>> nccl_release_on("2024-04-02")          # a tag's own day counts
@@ -1602,6 +1645,19 @@ def runtime_arch(fabric):
     non-NVIDIA chip, takes Hopper's tables: an assumption); a fabric without a chip is
     Blackwell when its scale-up links are NVLink5, else Hopper.
 
+    Parameters
+    ----------
+    fabric : Fabric
+        Any object with the fabric's ``chip`` (a :class:`ChipSpec` or None) and, without a
+        chip, its graph.
+
+    Returns
+    -------
+    str
+        ``"hopper"`` or ``"blackwell"``.
+
+    Examples
+    --------
     >>> from types import SimpleNamespace
     >>> from fabric import chip_spec
     >>> runtime_arch(SimpleNamespace(chip=chip_spec("gb200")))
@@ -1631,6 +1687,23 @@ def runtime(name, version=None, date=None):
     is not text (``5``, ``True``, ``version=2.28``) is a TypeError; an unknown name or
     release a SpecError.
 
+    Parameters
+    ----------
+    name : str or Runtime
+        ``"ideal"``, ``"nccl"`` (``"nccl@<version>"`` too) or ``"symmetric-memory"``
+        (:data:`RUNTIMES`).
+    version : str, optional
+        An NCCL version, for ``"nccl"`` only.
+    date : str or datetime.date, optional
+        A measurement's date: the NCCL release tagged by then, for ``"nccl"`` only.
+
+    Returns
+    -------
+    Runtime
+        Its constants, each a sourced :class:`Parameter` (seconds, bytes/s).
+
+    Examples
+    --------
     >>> runtime("nccl@2.20.5").hw_latency[("nvlink", "nvls", "Simple")]
     2.3e-05
     >>> runtime("nccl", version="2.30.7") is runtime("nccl")

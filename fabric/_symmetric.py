@@ -113,7 +113,20 @@ def _hbm_regions(regions):
 
 
 def heap_findings(heap, fabric, regions):
-    """Every fault of a heap on a fabric's regions (``misaligned``, ``symmetric-mismatch``)."""
+    """Every fault of a heap on a fabric's regions (``misaligned``, ``symmetric-mismatch``).
+
+    Parameters
+    ----------
+    heap : SymmetricHeap
+        Its offset and size in bytes into every chip's HBM.
+    fabric : Fabric
+    regions : sequence of Region
+        The fabric's laid-out regions (:func:`layout_regions`).
+
+    Returns
+    -------
+    list of Finding
+    """
     where = heap.where or f"symmetric heap {show_value(heap.name)}"
     out = []
     a = heap.alignment
