@@ -284,7 +284,7 @@ def closed_form(op, algorithm, p, nbytes, alpha, beta, gamma=0.0):
         formula = _TABLE.get((op, algorithm))
         if formula is None:
             known = ", ".join(closed_form_algorithms(op)) if op != "all-to-allv" else "none"
-            raise SpecError(f"no closed form for algorithm={algorithm!r} of op={op!r} in "
+            raise SpecError(f"no closed form for algorithm={show_value(algorithm)} of op={op!r} in "
                             f"the MPICH table (docs/sources.md s.2); known: {known}")
     if p == 1:
         return 0.0  # one rank: nothing moves, nothing is reduced

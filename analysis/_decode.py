@@ -498,7 +498,7 @@ def _trtllm_version(text):
     found = _release_numbers(text) if isinstance(text, str) else None
     if found is None:
         raise SpecError(f"a TensorRT-LLM release is written like 0.20.0 or 1.2.0rc5, got "
-                        f"{text!r}")
+                        f"{show_value(text)}")
     return found
 
 
@@ -3230,7 +3230,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     m = model_config(model)
     if moe_backend not in MOE_BACKENDS:
         raise SpecError(f"moe_backend must be one of {', '.join(MOE_BACKENDS)}, got "
-                        f"{moe_backend!r}")
+                        f"{show_value(moe_backend)}")
     if trtllm_release is not None:
         trtllm_release = check_trtllm_release(trtllm_release, engine)
     draft = flag_of(draft, "draft")
@@ -3246,7 +3246,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     q = check_count(tokens_per_sequence, "tokens_per_sequence", 1)
     if isinstance(overlap, str) and overlap != TWO_BATCH:
         raise SpecError(f"overlap must be a fraction in [0, 1] or {TWO_BATCH!r}, "
-                        f"got {overlap!r}")
+                        f"got {show_value(overlap)}")
     overlap = (TWO_BATCH if isinstance(overlap, str)
                else check_fraction("overlap", overlap, 0.0, 1.0))
     # None: the published per-kernel streaming rates where a kernel has one, the default
@@ -3303,7 +3303,8 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
         raise SpecError(f"ep_kernel={kern.name!r} is costed under uniform routing; skew="
                         f"{skew} needs ep_kernel=None (the collectives model's all-to-allv)")
     if transport not in (None, "loadstore", "rdma"):
-        raise SpecError(f"transport must be 'loadstore', 'rdma' or None, got {transport!r}")
+        raise SpecError(f"transport must be 'loadstore', 'rdma' or None, got "
+                        f"{show_value(transport)}")
     lay = parse_layout(layout, fabric.n_endpoints)
     if expert_balance is not None:
         expert_balance = check_fraction("expert_balance", expert_balance, 0.0, 1.0,
@@ -3362,15 +3363,16 @@ def check_engine(engine, none_ok=False):
     if (engine is None and none_ok) or (isinstance(engine, str) and engine in ENGINE_KERNELS):
         return engine
     either = "None or " if none_ok else ""
-    raise SpecError(f"engine must be {either}one of {sorted(ENGINE_KERNELS)}, got {engine!r}")
+    raise SpecError(f"engine must be {either}one of {sorted(ENGINE_KERNELS)}, got "
+                    f"{show_value(engine)}")
 
 
 def check_trtllm_release(release, engine):
     """``decode_step``'s ``trtllm_release`` checked (:func:`trtllm_release`): TensorRT-LLM's,
     so only under ``engine="trtllm"``."""
     if engine != "trtllm":
-        raise SpecError(f"trtllm_release={release!r} is a TensorRT-LLM release; engine is "
-                        f"{engine!r}")
+        raise SpecError(f"trtllm_release={show_value(release)} is a TensorRT-LLM release; "
+                        f"engine is {show_value(engine)}")
     return trtllm_release(release)
 
 

@@ -153,7 +153,7 @@ def _check_format(generation, math):
     if generation is not None and generation not in GENERATIONS:
         raise SpecError(f"generation must be one of {GENERATIONS} or None, got {generation!r}")
     if math not in MATH_FORMATS:
-        raise SpecError(f"math format must be one of {MATH_FORMATS}, got {math!r}")
+        raise SpecError(f"math format must be one of {MATH_FORMATS}, got {show_value(math)}")
 
 
 def gemm_compute_efficiency(generation, math, kind):
@@ -397,7 +397,7 @@ def grouped_gemm_rate(chip, math, rows):
     (True, True)
     """
     if math not in MATH_FORMATS:
-        raise SpecError(f"math format must be one of {MATH_FORMATS}, got {math!r}")
+        raise SpecError(f"math format must be one of {MATH_FORMATS}, got {show_value(math)}")
     if not is_finite(rows) or not rows >= 0:
         raise error_for(rows, f"rows per group must be a number >= 0, got {show_value(rows)}")
     rows = float(rows)
@@ -492,9 +492,9 @@ _MOE_MODULE_ENVELOPES = {(key, lay): lower_envelope(pts)
 def _module_key(chip, math, backend, shape, etp, ep, tokens):
     """The table key and envelope :func:`moe_module_time` reads, or None."""
     if backend not in MOE_BACKENDS:
-        raise SpecError(f"moe_backend must be one of {MOE_BACKENDS}, got {backend!r}")
+        raise SpecError(f"moe_backend must be one of {MOE_BACKENDS}, got {show_value(backend)}")
     if math not in MATH_FORMATS:
-        raise SpecError(f"math format must be one of {MATH_FORMATS}, got {math!r}")
+        raise SpecError(f"math format must be one of {MATH_FORMATS}, got {show_value(math)}")
     if not is_finite(tokens) or not tokens >= 0:
         raise error_for(tokens, f"tokens must be a number >= 0, got {show_value(tokens)}")
     key = (_MOE_MODULE_CHIPS.get(chip), math, backend)

@@ -1778,7 +1778,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     elif is_bool(adaptive_routing):
         adaptive_routing = bool(adaptive_routing)                     # numpy's bool too
     else:
-        raise SpecError(f"adaptive_routing must be True, False or None, got {adaptive_routing!r}")
+        raise SpecError(f"adaptive_routing must be True, False or None, got "
+                        f"{show_value(adaptive_routing)}")
     if background > 0 and kern.dedup == "collective":
         raise SpecError(f"nic_background is priced on an exchange kernel's own network stage; "
                         f"kernel {kern.name!r} runs through the collectives model, which has no "
@@ -1863,7 +1864,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
             raise RoutingError(f"transport='loadstore' cannot reach the {nodes} load/store "
                                f"domains the {n_ep} EP ranks span")
         elif transport not in ("rdma", "loadstore"):
-            raise SpecError(f"transport must be 'loadstore', 'rdma' or None, got {transport!r}")
+            raise SpecError(f"transport must be 'loadstore', 'rdma' or None, got "
+                            f"{show_value(transport)}")
         elif transport == "rdma":
             raise SpecError(f"kernel {kern.name!r} cannot run over RDMA alone (it forwards over "
                             f"the scale-up fabric, or has no RDMA path)")

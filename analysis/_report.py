@@ -39,7 +39,7 @@ from pathlib import Path
 
 from fabric import SpecError
 from fabric._system import file_name
-from fabric._units import kind_error
+from fabric._units import kind_error, show_value
 
 from ._report_decode import decode_section
 from ._report_fair import (
@@ -175,7 +175,8 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
     """
     unknown = [s for s in sections if s not in SECTIONS]
     if unknown:
-        raise SpecError(f"unknown report section(s) {unknown}; known: {', '.join(SECTIONS)}")
+        raise SpecError(f"unknown report section(s) {show_value(unknown)}; known: "
+                        f"{', '.join(SECTIONS)}")
     sizes = parse_sizes(DEFAULT_SIZES if sizes is None else sizes)
     ops = check_ops(DEFAULT_OPS if ops is None else ops)
     fabrics = _build_fabrics(systems)
@@ -473,7 +474,7 @@ def write_figures(out="figures", names=README_FIGURES, *, quiet=False, executor=
     known = {f.name: f for f in report.figures}
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise SpecError(f"unknown figure(s) {unknown}; known: {', '.join(known)}")
+        raise SpecError(f"unknown figure(s) {show_value(unknown)}; known: {', '.join(known)}")
     out.mkdir(exist_ok=True)
     render_figures([known[n] for n in names], out, quiet=quiet, executor=executor,
                     systems=report.systems)

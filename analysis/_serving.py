@@ -270,7 +270,7 @@ def prefill_gemm_efficiency(chip, math, part, efficiency=None):
     """
     if part != "scores" and part not in PREFILL_GEMM_KIND:
         raise SpecError(f"part must be 'scores' or one of {', '.join(PREFILL_GEMM_KIND)}, got "
-                        f"part={part!r}")
+                        f"part={show_value(part)}")
     if isinstance(chip, str):
         chip = chip_spec(chip)
     elif not hasattr(chip, "generation"):

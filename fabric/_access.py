@@ -55,7 +55,7 @@ import dataclasses
 
 import numpy as np
 
-from ._address import owned_regions
+from ._address import default_region, owned_regions
 from ._arrays import real_array
 from ._errors import (
     AddressMapError,
@@ -383,20 +383,22 @@ def whole_set(fabric, reg, address=None):
 
 
 def _memory_region(fabric, node):
-    """The :class:`~fabric.Region` of ``node``'s memory: its own HBM region
-    (:func:`fabric._address.owned_regions`: the default windows' target), or its only
-    region."""
+    """The :class:`~fabric.Region` of ``node``'s memory: the region its name stands for
+    (:func:`fabric._address.default_region`: its only region, else its own HBM region, the
+    default windows' target); for an owner of no HBM and several regions, its first of its
+    own."""
     regs = fabric.address_map.regions_of(node)
     if not regs:
         raise AddressMapError(f"{fabric.name}: {node!r} holds no memory in the address map, so "
                               "there is nothing there to load or store")
-    own, several = owned_regions(regs, "hbm")
+    reg = default_region(regs)
+    if reg is not None:
+        return reg
+    _, several = owned_regions(regs, "hbm")
     if node in several:
         raise AddressMapError(f"{fabric.name}: {show_value(node)} holds {len(several[node])} "
                               f"HBM regions and none is named {show_value(f'{node}.hbm')}, so "
                               "its memory is no one region (give fabric.access an address)")
-    if node in own:
-        return regs[own[node]]
     plain = [r for r in regs if r.ways == 1]
     return (plain or list(regs))[0]
 

@@ -560,15 +560,18 @@ def region_findings(regions, width=57):
 
 
 def default_region(regions):
-    """The region an owner's name stands for: its only region, else its only HBM region.
+    """The region an owner's name stands for: its only region, else its own HBM region
+    (:func:`owned_regions`: the one named ``<owner>.hbm``, else its only HBM region of its
+    own), the region the default windows, the heap and :func:`fabric.access_to` take.
 
-    ``regions`` are the regions one owner holds; None when neither rule picks one (the
-    caller asks for a region by name).
+    ``regions`` are the regions one owner holds (its interleave sets too); None when neither
+    rule picks one (the caller asks for a region by name). An interleave set is never "the
+    owner's HBM": it is shared.
     """
-    hbm = [r for r in regions if r.kind == "hbm"]
     if len(regions) == 1:
         return regions[0]
-    return hbm[0] if len(hbm) == 1 else None
+    own, _ = owned_regions(regions, "hbm")
+    return regions[next(iter(own.values()))] if len(own) == 1 else None
 
 
 def owned_regions(regions, kind, usable=None):
@@ -578,9 +581,9 @@ def owned_regions(regions, kind, usable=None):
     DRAM" (its default aperture) are the owner's own region: the one named
     ``"<owner>.<kind>"`` (``chip3.hbm``, ``host1.dram``: the layouts' names), else its only
     single-owner region of ``kind``. The second dict holds the owners of several such
-    regions, none so named: they have no own region, and the callers say so (as
-    :func:`default_region` makes a window target naming such an owner ask for a region by
-    name). ``usable``: a flag per region, False for one to pass over (None: all).
+    regions, none so named: they have no own region, and the callers say so
+    (:func:`default_region`, the region an owner's name stands for, is built on this rule).
+    ``usable``: a flag per region, False for one to pass over (None: all).
     """
     owned = {}
     for i, r in enumerate(regions):

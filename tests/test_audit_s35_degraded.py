@@ -13,7 +13,7 @@ went to the first in the list (a 1 GiB extra region instead of the chip's 48 GiB
 access refused), and check() said nothing.
 An owner's own region is now the one named ``<owner>.hbm`` / ``<owner>.dram`` (the layouts'
 names), else its only one; several, none so named, is a finding
-(fabric._address.owned_regions, the one rule of both).
+(fabric._address.owned_regions, under default_region: the one rule of them all).
 """
 import dataclasses
 import itertools
@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 import topologies
 from analysis import cost
 from analysis._schedules_multi import _shares
-from fabric import AddressPlan, Region, SymmetricHeap, access_to, check
+from fabric import AddressPlan, Region, SymmetricHeap, Window, access_to, check
 
 
 def _objective(w, orders, shape, cost_of, a2a, pipelined):
@@ -100,3 +100,17 @@ def test_a_chip_of_two_hbm_regions_neither_its_own_is_a_finding():
     found = [x.message for x in check(g) if x.code == "invalid"]
     assert len(found) == 2 and all("chip3" in m and "2 HBM regions ('c3a' and 'c3b')" in m
                                    for m in found), found
+
+
+def test_an_owners_name_stands_for_its_own_region_everywhere():
+    # review S35-R2: a window target naming chip3 and global_address("chip3", 0) asked for
+    # a region by name ("owns 2 regions") where the default window and the heap took
+    # chip3.hbm: one rule now (fabric._address.default_region on owned_regions)
+    extra = Region(base=0x2C_0000_0000, size=GiB, owner="chip3", kind="hbm", name="c3x")
+    w3 = Window(host="host1", local_base=1 << 50, target="chip3", size=GiB, name="w3")
+    f = topologies.build(HM).replace(address_plan=AddressPlan(
+        hbm_bytes=48 * GiB, regions=(extra,), windows=(w3,)))
+    own = next(r for r in f.address_map.regions if r.name == "chip3.hbm")
+    assert f.address_map.global_address("chip3", 4096) == own.base + 4096
+    (w,) = [w for w in f.host_domains["host1"].windows if w.name == "w3"]
+    assert w.global_base == own.base and not [x for x in check(f) if x.severity == "error"]

@@ -85,3 +85,38 @@ def test_a_runtimes_long_name_is_quoted_shortened(change):
     with pytest.raises(SpecError) as e:
         dataclasses.replace(runtime("nccl"), **change)
     assert len(str(e.value)) < 300 and "(5002 characters)" in str(e.value)
+
+
+def _analysis_calls():
+    import analysis
+    f = topologies.build("hgx-h200")
+    step = {"batch": 8, "context": 2048}
+    moe = {"kernel": "deepep-low-latency", "dispatch_bytes": 1, "combine_bytes": 2}
+    return {
+        "decode-transport": lambda: analysis.decode_step("deepseek-v3", f, transport=LONG, **step),
+        "decode-engine": lambda: analysis.decode_step("deepseek-v3", f, engine=LONG, **step),
+        "decode-moe-backend": lambda: analysis.decode_step("deepseek-v3", f, moe_backend=LONG,
+                                                           **step),
+        "decode-release": lambda: analysis.decode_step("deepseek-v3", f, trtllm_release=LONG,
+                                                       **step),
+        "decode-overlap": lambda: analysis.decode_step("deepseek-v3", f, overlap=LONG, **step),
+        "moe-transport": lambda: analysis.moe_exchange(f, "deepseek-v3", 8, 8, transport=LONG,
+                                                       **moe),
+        "moe-adaptive": lambda: analysis.moe_exchange(f, "deepseek-v3", 8, 8,
+                                                      adaptive_routing=LONG, **moe),
+        "closed-form": lambda: analysis.closed_form("all-reduce", LONG, 8, 1024, 1e-6, 1e-10),
+        "prefill-part": lambda: analysis.prefill_gemm_efficiency("h200", "fp8", LONG),
+        "report-sections": lambda: analysis.build_report(sections=[LONG], quiet=True),
+    }
+
+
+@pytest.mark.parametrize("name", [
+    "decode-transport", "decode-engine", "decode-moe-backend", "decode-release",
+    "decode-overlap", "moe-transport", "moe-adaptive", "closed-form", "prefill-part",
+    "report-sections"])
+def test_a_library_arguments_long_text_is_quoted_shortened(name):
+    # a 5000-character engine, backend, release, transport ... came back whole (5 KB)
+    from fabric import SpecError
+    with pytest.raises(SpecError) as e:
+        _analysis_calls()[name]()
+    assert len(str(e.value)) < 600 and "characters)" in str(e.value), str(e.value)[:300]
