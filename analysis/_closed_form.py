@@ -84,6 +84,16 @@ def _key(text, what):
 def normalize_op(op):
     """Return the canonical name of operation ``op`` (``"allreduce"`` -> ``"all-reduce"``).
 
+    Parameters
+    ----------
+    op : str
+        An operation's name, any case, ``-`` or ``_`` between words or none
+        (``"AllReduce"``, ``"all_reduce"``).
+
+    Returns
+    -------
+    str
+
     Raises
     ------
     SpecError
@@ -107,6 +117,15 @@ def normalize_algorithm(algorithm):
 
     Only the spelling is checked here; whether the algorithm exists for an
     operation is checked where it is used.
+
+    Parameters
+    ----------
+    algorithm : str
+        An algorithm's name or alias, any case.
+
+    Returns
+    -------
+    str
 
     Examples
     --------
@@ -182,6 +201,11 @@ _LOWER = {
 
 def closed_form_algorithms(op=None):
     """The algorithms :func:`closed_form` knows, for ``op`` or for every operation.
+
+    Parameters
+    ----------
+    op : str, optional
+        An operation (:func:`normalize_op` reads it); None: every operation.
 
     Returns
     -------
@@ -275,6 +299,17 @@ def busbw_factor(op, p):
     all-gather, reduce-scatter and all-to-all ``(p-1)/p``; broadcast and reduce
     ``1``. All-to-allv uses the all-to-all factor; send-recv ``1`` (nccl-tests
     ``sendrecv_perf``: bus bandwidth = algorithm bandwidth).
+
+    Parameters
+    ----------
+    op : str
+        An operation (:func:`normalize_op` reads it).
+    p : int
+        Ranks, >= 1.
+
+    Returns
+    -------
+    float
 
     Examples
     --------

@@ -707,6 +707,18 @@ def _lower_bound(fabric, op, n, idx, plan, in_network, traffic, overlap):
 def applicable_algorithms(fabric, op, ranks=None, transport=None, traffic=None):
     """Algorithms of ``op`` that apply to this fabric, group and transport.
 
+    Parameters
+    ----------
+    fabric : fabric.Fabric
+    op : str
+        The operation (:func:`normalize_op` reads it).
+    ranks : sequence of int or str, optional
+        The group (ranks or names); default every rank.
+    transport : str, optional
+        ``"loadstore"``, ``"rdma"`` or None (the fabric's native one).
+    traffic : array-like, optional
+        An all-to-allv's bytes matrix, for that operation.
+
     Returns
     -------
     dict
@@ -1511,6 +1523,19 @@ def peer_round_trip(fabric, ranks=None):
     late pulls and the MoE exchange model's release fences and pulled rounds are that sum.
     0.0 when no two ranks share a domain.
 
+    Parameters
+    ----------
+    fabric : fabric.Fabric
+    ranks : sequence of int or str, optional
+        The chips (ranks or names); default every rank.
+
+    Returns
+    -------
+    float
+        Seconds, there and back.
+
+    Examples
+    --------
     >>> import topologies
     >>> round(peer_round_trip(topologies.build("dgx-h100")) * 1e9)   # 2 x (2 links x 150 ns)
     600
@@ -1533,6 +1558,21 @@ def communicator_channels(fabric, ranks=None, runtime="nccl"):
     follows from the count (point-to-point batches, the split over channels) can then be
     faster, as in NCCL itself.
 
+    Parameters
+    ----------
+    fabric : fabric.Fabric
+    ranks : sequence of int or str, optional
+        The communicator's chips (ranks or names); default every rank.
+    runtime : str or fabric.Runtime
+        An NCCL runtime (``"nccl"``, ``"nccl@2.21.5"``).
+
+    Returns
+    -------
+    tuple of int
+        ``(nChannels, p2pnChannels)``.
+
+    Examples
+    --------
     >>> import topologies
     >>> f = topologies.build("gb200-nvl72")
     >>> communicator_channels(f), communicator_channels(f.without(links=[("chip0", "sw0")]))
@@ -1756,6 +1796,15 @@ def cost_sizes(fabric, op, sizes, algorithm="auto", runtime="nccl", ranks=None, 
     Link loads scale linearly with the size, so each algorithm's schedule is
     routed once per fabric, group and transport (cached on the fabric) and
     every size only rescales it.
+
+    Parameters
+    ----------
+    sizes : sequence of float
+        Bytes per rank, one result each (as :func:`cost` reads ``nbytes``).
+    fabric, op, algorithm, runtime, ranks, transport, overlap, ops_per_launch
+        As for :func:`cost`.
+    devices_per_process, iterations, blocking
+        As for :func:`cost`.
 
     Returns
     -------

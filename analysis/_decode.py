@@ -515,6 +515,19 @@ def _release_numbers(text):
 def trtllm_release(release):
     """``release`` checked: one of :data:`TRTLLM_RELEASE_DATES` (None: :data:`TRTLLM_NEWEST`).
 
+    Parameters
+    ----------
+    release : str or None
+        A TensorRT-LLM version of :data:`TRTLLM_RELEASE_DATES`; None: the newest modelled
+        (:data:`TRTLLM_NEWEST`).
+
+    Returns
+    -------
+    str
+        The release's version.
+
+    Examples
+    --------
     >>> trtllm_release(None), trtllm_release("0.20.0rc2")
     ('1.2.0rc5', '0.20.0rc2')
     >>> trtllm_release("1.3.0rc1")
@@ -538,6 +551,13 @@ def trtllm_runs_dsv3_gemms(release):
     dedicated kernels at 1-16 tokens a rank (:data:`TRTLLM_DSV3_GEMMS_RELEASE` and later, by
     version); an earlier release runs both on cuBLAS, the measured ``Linear``, at every count.
 
+    Parameters
+    ----------
+    release : str or None
+        As :func:`trtllm_release` reads it.
+
+    Examples
+    --------
     >>> [trtllm_runs_dsv3_gemms(r) for r in ("0.20.0", "0.21.0rc0", None)]
     [False, True, True]
     """
@@ -549,6 +569,18 @@ def trtllm_code_state(release):
     """What the model tells apart of TensorRT-LLM ``release``'s code (None: the newest
     modelled), as a tuple of named facts: two releases of one state price every step alike.
 
+    Parameters
+    ----------
+    release : str or None
+        As :func:`trtllm_release` reads it.
+
+    Returns
+    -------
+    tuple
+        ``(fact, value)`` pairs.
+
+    Examples
+    --------
     >>> trtllm_code_state("0.18.1") == trtllm_code_state("0.20.0"), trtllm_code_state(None)
     (True, (('dsv3_gemms', True),))
     """
@@ -561,6 +593,23 @@ def trtllm_release_on(date):
     (:data:`TRTLLM_RELEASE_DATES`), as :func:`fabric.nccl_release_on` for NCCL. A date before
     the oldest modelled release is an error, not a silent fallback.
 
+    Parameters
+    ----------
+    date : str or datetime.date
+        The measurement's date; text in ISO form (``"2025-05-16"``).
+
+    Returns
+    -------
+    str
+        A release of :data:`TRTLLM_RELEASE_DATES`.
+
+    Raises
+    ------
+    SpecError
+        For a date that does not read or precedes the oldest modelled release.
+
+    Examples
+    --------
     >>> trtllm_release_on("2025-05-16")
     '0.20.0rc2'
     >>> trtllm_release_on("2025-04-16")          # two releases that day: the higher version
@@ -578,6 +627,14 @@ def trtllm_release_parameter(release):
     """TensorRT-LLM ``release`` as a :class:`~fabric.Parameter` (value: the release, unit
     ``"release"``) whose source says when it was published and which code state it runs.
 
+    Parameters
+    ----------
+    release : str or None
+        A release (a version, or None for the newest modelled), checked by
+        :func:`trtllm_release`.
+
+    Examples
+    --------
     >>> p = trtllm_release_parameter("0.20.0rc2")
     >>> (p.name, p.value), p.source.split(";")[0]
     (('decode.trtllm_release', '0.20.0rc2'), 'TensorRT-LLM 0.20.0rc2, published 2025-05-13 (pypi.org/pypi/tensorrt-llm/json)')
@@ -1125,6 +1182,24 @@ def expected_active_experts(experts, k, tokens, skew=0.0):
 
     Uniform routing: ``E (1 - (1 - k/E)^T)``; see :func:`expert_activation` for skew.
 
+    Parameters
+    ----------
+    experts : int
+        Routed experts (``E``).
+    k : int
+        Experts per token.
+    tokens : int
+        Tokens routed (``T``).
+    skew : float
+        Routing skew, >= 0 (0: uniform; :func:`expert_activation`).
+
+    Returns
+    -------
+    float
+        Experts.
+
+    Examples
+    --------
     >>> expected_active_experts(384, 8, 1000) <= 384
     True
     """
@@ -1279,6 +1354,19 @@ def parse_layout(layout, n_chips):
     values default to ``tp=1``, ``dp = ep * etp / tp`` or ``n_chips / tp``,
     ``etp=1``, ``ep = tp * dp / etp``.
 
+    Parameters
+    ----------
+    layout : Layout, str, mapping or None
+        As above.
+    n_chips : int
+        Chips of the system (or instance), >= 1.
+
+    Returns
+    -------
+    Layout
+
+    Examples
+    --------
     >>> str(parse_layout("tp=8", 128))
     'tp=8,dp=16,ep=128'
     >>> str(parse_layout("tp=8,dp=1,etp=8", 8))
@@ -1641,6 +1729,22 @@ def instance_chips(fabric, chips, *, equal_domains=False, tp=1):
     that cannot reach each other, and costing the step's collectives raises RoutingError
     naming it (:func:`decode_step`; the serving search skips the layout with that reason).
 
+    Parameters
+    ----------
+    fabric : fabric.Fabric
+        Intact or degraded.
+    chips : int
+        Chips of the instance, in ``[1, live chips]``.
+    equal_domains : bool
+        The same number of chips in every load/store domain the instance spans.
+    tp : int
+        The attention tensor-parallel group's chips.
+
+    Returns
+    -------
+    tuple of int
+        Positions in ``fabric.endpoints``.
+
     Raises
     ------
     SpecError
@@ -1975,6 +2079,22 @@ def idle_chips(fabric, chips, *, equal_domains=False, tp=1):
     search; on a fabric too large or too damaged for it, copies placed one at a time,
     which fit: then the count is an upper bound on the idle chips, :func:`_most_cliques`).
 
+    Parameters
+    ----------
+    fabric : fabric.Fabric
+        Intact or degraded.
+    chips : int
+        Chips per instance.
+    equal_domains, tp
+        As for :func:`instance_chips`.
+
+    Returns
+    -------
+    int
+        Chips.
+
+    Examples
+    --------
     >>> import topologies
     >>> idle_chips(topologies.build("switch:8,chip=b200").without(chips=["chip3"]), 4)
     3
@@ -2192,6 +2312,26 @@ def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm=
       ``algorithm`` asked for: a caller's explicit choice wins over the engine's dispatch;
       vLLM's tables list no other chip generation).
 
+    Parameters
+    ----------
+    engine : str or None
+        ``"vllm"``, ``"sglang"``, ``"trtllm"``, or None (the generic kernel list).
+    chip : fabric.ChipSpec or None
+        The step's chip (its generation decides vLLM's tables).
+    collective : callable, optional
+        A cost function to use as it is.
+    runtime : str or fabric.Runtime, optional
+        A collective runtime the caller asked for.
+    algorithm : str
+        A collective algorithm the caller asked for (``"auto"``: none).
+
+    Returns
+    -------
+    callable
+        ``(fabric, op, nbytes, **kw) -> CollectiveCost``.
+
+    Examples
+    --------
     >>> from fabric import chip_spec
     >>> engine_collective("vllm", chip_spec("h200")).__name__
     'vllm_all_reduce'
@@ -2613,6 +2753,26 @@ def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, t
     runs in FP8, and the NVFP4 linears' own input quantization (:data:`TRTLLM_FP4_REQUANT`)
     where the chip runs NVFP4 on FP4 tensor cores.
 
+    Parameters
+    ----------
+    model : str or MoEModel
+    chip : str or fabric.ChipSpec
+    engine : str
+        ``"trtllm"`` (the default), ``"vllm"`` or ``"sglang"``.
+    cuda_graphs : bool
+        False: the eager lists.
+    tp : int
+        Attention tensor-parallel ranks.
+    tokens : int
+        Tokens a rank runs in the step.
+
+    Returns
+    -------
+    dict
+        Block name -> tuple of kernel names, in launch order.
+
+    Examples
+    --------
     >>> lists = step_kernel_lists("deepseek-r1", "h200", tp=8)
     >>> lists["mla"][:2], lists["moe_ffn"][4:6]
     (('fp8_input_quant', 'fuse_a_gemm'), ('expert_maps', 'expert_expand'))

@@ -177,6 +177,24 @@ def vllm_all_reduce_kernel(fabric, nbytes, ranks=None, *, transport=None,
     docstring). ``fuse_allreduce_rms=False``: the compilation pass off; ``symm_mem=False``:
     ``VLLM_ALLREDUCE_USE_SYMM_MEM=0``.
 
+    Parameters
+    ----------
+    fabric : fabric.Fabric
+    nbytes : float
+        Bytes per rank.
+    ranks : sequence of int or str, optional
+        The tensor-parallel group (ranks or names); default every chip.
+    transport : str, optional
+        As :func:`analysis.cost` takes it.
+    fuse_allreduce_rms, symm_mem : bool
+        vLLM's two switches, as above.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
     >>> import topologies
     >>> f = topologies.build("hgx-b200")
     >>> vllm_all_reduce_kernel(f, 6 << 20, list(f.endpoints[:4]))   # 6 MiB at TP=4
@@ -198,6 +216,22 @@ def vllm_all_reduce(fabric, op, nbytes, *, algorithm="auto", ranks=None, transpo
 
     Returns the :class:`analysis.CollectiveCost` of that kernel.
 
+    Parameters
+    ----------
+    fabric : fabric.Fabric
+    op : str
+        The operation (:func:`normalize_op` reads it).
+    nbytes : float
+        Bytes per rank.
+    algorithm : str
+        Not used (vLLM chooses).
+    ranks, transport, fuse_allreduce_rms, symm_mem
+        As for :func:`vllm_all_reduce_kernel`.
+    **kwargs
+        Passed to :func:`analysis.cost` for the operations NCCL runs.
+
+    Examples
+    --------
     >>> import topologies
     >>> f = topologies.build("hgx-b200")
     >>> r = vllm_all_reduce(f, "all-reduce", 917504, ranks=list(f.endpoints))

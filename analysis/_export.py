@@ -41,6 +41,14 @@ def node_link(f):
     Graph attributes: ``name``, ``family``, ``endpoints`` (rank order) and
     ``domains`` (host -> chips); ``units`` names the unit of every numeric node and edge attribute.
 
+    Parameters
+    ----------
+    f : fabric.Fabric
+
+    Returns
+    -------
+    dict
+
     Examples
     --------
     >>> import topologies

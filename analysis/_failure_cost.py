@@ -68,6 +68,29 @@ def failure_cost(fabric, links=(), chips=(), traffic_name="all-to-all", nbytes=1
     its drain time and latencies are upper bounds on a fabric that re-routes globally;
     ``with_throughput`` gives the max-concurrent-flow figure, the other side of it.
 
+    Parameters
+    ----------
+    fabric : fabric.Fabric
+    links : sequence
+        Links to fail (``"u-v"`` or ``(u, v)``).
+    chips : sequence
+        Chips to fail (names or ranks).
+    traffic_name : str
+        A traffic pattern of :func:`traffic`.
+    nbytes : float
+        Bytes per pair, as :func:`traffic` takes them.
+    with_throughput : bool
+        Also solve the max-concurrent-flow figure (a linear program).
+    label : str, optional
+        What the failure is called; default the degraded copy's name less the fabric's.
+    **traffic_options
+        Passed to :func:`traffic`.
+
+    Returns
+    -------
+    FailureCost
+        Each figure intact and degraded: drain times in seconds, latencies in seconds.
+
     Examples
     --------
     >>> import topologies

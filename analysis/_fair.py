@@ -48,6 +48,16 @@ def scale_links(f, bandwidth=1.0, latency=1.0):
     (:attr:`fabric.Fabric.intact`, what :func:`analysis.bill_of_materials` prices) is
     scaled by the same factors. Its name says what was scaled.
 
+    Parameters
+    ----------
+    f : fabric.Fabric
+    bandwidth, latency : float
+        Factors, finite and > 0, on every link's bytes/s and seconds.
+
+    Returns
+    -------
+    fabric.Fabric
+
     Examples
     --------
     >>> import topologies
@@ -152,6 +162,21 @@ def best_decode_layout(model, f, *, batch, context, tps=None, ep=None, **options
     from every other chip, ``f.failures.cut_off``: no layout can use such a chip, and
     decode places an instance on the chips left; ``dp = ep / tp``, experts over the
     same chips). An ``ep`` given that needs a cut-off chip is costed, and refused there.
+
+    Parameters
+    ----------
+    model : str or MoEModel
+    f : fabric.Fabric
+    batch : int
+        Sequences decoded per step.
+    context : int
+        Tokens of context per sequence.
+    tps : sequence of int, optional
+        Tensor-parallel sizes to try.
+    ep : int, optional
+        Chips used.
+    **options
+        Passed to :func:`decode_step`.
 
     Returns
     -------

@@ -161,6 +161,17 @@ def gemm_compute_efficiency(generation, math, kind):
     (``"dense"`` or ``"grouped"``) in math format ``math`` on a chip of ``generation``, or
     ``None`` where none is published (the decode model then uses 1).
 
+    Parameters
+    ----------
+    generation : str or None
+        The chip's GPU generation (``"hopper"``, ``"blackwell"``); None: no figure.
+    math : str
+        The GEMM's math format (``"bf16"``, ``"fp8"``, ``"fp4"``, ...).
+    kind : str
+        ``"dense"`` or ``"grouped"``.
+
+    Examples
+    --------
     >>> gemm_compute_efficiency("hopper", "fp8", "grouped").name
     'gemm.compute_efficiency.hopper.fp8.grouped'
     >>> gemm_compute_efficiency("hopper", "bf16", "dense") is None
@@ -218,6 +229,20 @@ def grouped_gemm_efficiency(generation, math, rows):
     :data:`GROUPED_GEMM_EFFICIENCY_BY_ROWS`, the end figures outside them; ``None`` where
     none is published. Time per group ``~ rows / efficiency`` still grows with ``rows``.
 
+    Parameters
+    ----------
+    generation, math : str
+        As for :func:`gemm_compute_efficiency`.
+    rows : float
+        Rows per group (tokens per expert), > 0.
+
+    Returns
+    -------
+    float or None
+        A fraction of the format's peak FLOP/s.
+
+    Examples
+    --------
     >>> [round(grouped_gemm_efficiency("hopper", "fp8", m), 3) for m in (64, 256, 384, 1024, 4096)]
     [0.449, 0.449, 0.476, 0.561, 0.561]
     >>> grouped_gemm_efficiency("blackwell", "fp4", 256) is None
@@ -348,6 +373,22 @@ def grouped_gemm_rate(chip, math, rows):
     groups, that time linear in ``rows`` between the table's rows (never less at more rows),
     the last row's rate above; ``None`` below the table's first row or where none is published.
 
+    Parameters
+    ----------
+    chip : str or fabric.ChipSpec
+        The chip (``"b200"``, ``"h200"`` ...; :func:`fabric.chip_spec` reads it).
+    math : str
+        The math format.
+    rows : float
+        Rows per group (tokens per expert).
+
+    Returns
+    -------
+    float or None
+        FLOP/s.
+
+    Examples
+    --------
     >>> [round(grouped_gemm_rate("b200", "fp4", m) / 1e12, 1) for m in (16, 24, 96, 512, 4096)]
     [150.2, 217.9, 757.5, 1221.5, 1221.5]
     >>> grouped_gemm_rate("b200", "fp4", 15.9) is None
@@ -360,6 +401,7 @@ def grouped_gemm_rate(chip, math, rows):
     if not is_finite(rows) or not rows >= 0:
         raise error_for(rows, f"rows per group must be a number >= 0, got {show_value(rows)}")
     rows = float(rows)
+    chip = chip_spec(chip).name        # a ChipSpec or a misspelt name was 'none published'
     table = GROUPED_GEMM_TIME_BY_ROWS.get((chip, math))
     if table is None or rows < table[0][0]:
         return None
@@ -471,6 +513,28 @@ def moe_module_time(chip, math, shape, etp, ep, tokens, backend="cutlass"):
     measured counts; None where nothing was measured (another chip, format, backend, shape or
     layout, ``tokens`` outside 1-384).
 
+    Parameters
+    ----------
+    chip : str
+        The chip's name (``"b200"``, ``"h200"``, ``"gb200"``).
+    math : str
+        The experts' math format.
+    shape : tuple of int
+        ``(hidden, expert width, routed experts, experts per token)``.
+    etp, ep : int
+        Expert tensor- and expert-parallel ranks.
+    tokens : float
+        Tokens entering the rank's MoE.
+    backend : str
+        ``"cutlass"`` or ``"trtllm"`` (:data:`MOE_BACKENDS`).
+
+    Returns
+    -------
+    float or None
+        Seconds.
+
+    Examples
+    --------
     >>> ds = (7168, 2048, 256, 8)
     >>> round(moe_module_time("gb200", "fp4", ds, 4, 2, 4, backend="trtllm") * 1e6, 1)
     39.4
@@ -489,6 +553,17 @@ def moe_module_parameters(chip, math, shape, etp, ep, tokens, backend="cutlass")
     """The measurements :func:`moe_module_time` read for these arguments, as Parameters (the
     two measured counts around ``tokens``, or the one at it); ``()`` where it reads none.
 
+    Parameters
+    ----------
+    chip, math, shape, etp, ep, tokens, backend
+        As for :func:`moe_module_time`.
+
+    Returns
+    -------
+    tuple of fabric.Parameter
+
+    Examples
+    --------
     >>> [p.name for p in moe_module_parameters("h200", "fp8", (7168, 2048, 256, 8), 2, 4, 3)]
     ['gemm.moe_module_time.h200.fp8.cutlass.etp2.ep4.t2', 'gemm.moe_module_time.h200.fp8.cutlass.etp2.ep4.t4']
     """
@@ -610,6 +685,15 @@ def decode_gemm_hbm_efficiency(generation, math):
     a dense decode GEMM of math format ``math`` streams its weights on a chip of
     ``generation``, or ``None`` where none differs from the decode default.
 
+    Parameters
+    ----------
+    generation : str
+        The chip's GPU generation (``"hopper"``, ``"blackwell"``: ``fabric.GENERATIONS``).
+    math : str
+        The GEMM's math format (``"bf16"``, ``"fp8"``, ``"fp4"``, ...).
+
+    Examples
+    --------
     >>> round(decode_gemm_hbm_efficiency("blackwell", "fp4").value, 3)
     0.314
     >>> round(decode_gemm_hbm_efficiency("hopper", "fp8").value, 3)
@@ -667,6 +751,13 @@ def decode_gemm_k_floor(generation, math):
     seconds and seconds per element of K) of a dense decode GEMM of math format ``math`` on a
     chip of ``generation`` (:data:`DECODE_GEMM_K_FLOOR`), or ``None`` where none is published.
 
+    Parameters
+    ----------
+    generation, math : str
+        As for :func:`decode_gemm_hbm_efficiency`.
+
+    Examples
+    --------
     >>> a, b = decode_gemm_k_floor("blackwell", "fp4")
     >>> round((a.value + b.value * 7168) * 1e6, 2)      # 512 x 7168 measured 9.31 us
     9.81

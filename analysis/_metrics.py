@@ -109,6 +109,11 @@ def _line_distances(s, connect):
 def hop_distribution(fabric):
     """Count endpoint pairs by hop distance.
 
+    Parameters
+    ----------
+    fabric : fabric.Fabric
+        Intact or degraded.
+
     Returns
     -------
     counts : numpy.ndarray of int64
@@ -510,6 +515,10 @@ def _place_free(nv, e, node_side, cap):
 
 def bisection(fabric):
     """Links and bandwidth across a balanced cut of the endpoints.
+
+    Parameters
+    ----------
+    fabric : fabric.Fabric
 
     Returns
     -------

@@ -1087,6 +1087,23 @@ def model_config(name):
 
     A :class:`MoEModel` passes through.
 
+    Parameters
+    ----------
+    name : str or MoEModel
+        A model of :data:`MODELS` (``"deepseek-v3"``, ``"kimi-k2"``, ...) or a path ending in
+        ``.toml`` (:func:`load_model_toml`).
+
+    Returns
+    -------
+    MoEModel
+
+    Raises
+    ------
+    SpecError
+        For a name no model has.
+
+    Examples
+    --------
     >>> model_config("kimi-k2").routed_experts
     384
     >>> model_config("gpt-5")

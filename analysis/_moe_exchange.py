@@ -296,6 +296,18 @@ def parse_routing(routing):
     None, a bool, a list), or an M of another kind, is a TypeError; a name, key or M that
     is not one (``"zipf"``, M = 0) a SpecError.
 
+    Parameters
+    ----------
+    routing : str, int, tuple or dict
+        As above.
+
+    Returns
+    -------
+    tuple
+        ``(name, M)``: the routing's name and, node-limited, its nodes per token (else None).
+
+    Examples
+    --------
     >>> parse_routing("node-limited:4")
     ('node-limited', 4)
     >>> parse_routing("node-limited")          # DeepSeek-V3: at most 4 nodes per token
@@ -531,6 +543,22 @@ def reach_distribution(experts, k, ep, nodes, routing="uniform"):
     :func:`expert_reach`'s ``ep x p_rank`` and, for the remote count, ``(ep - 1) x p_rank``
     under the symmetric routings.
 
+    Parameters
+    ----------
+    experts : int
+        Routed experts, spread evenly over the ranks.
+    k : int
+        Experts each token picks (top-k).
+    ep : int
+        Expert-parallel ranks.
+    nodes : int
+        Nodes the ranks span (for ``"node-limited"``).
+    routing : str
+        ``"uniform"``, ``"node-limited[:M]"``, ``"balanced"`` or ``"grouped"``
+        (:func:`parse_routing`).
+
+    Examples
+    --------
     >>> all_, remote = reach_distribution(16, 2, 4, 1)
     >>> [round(p, 4) for p in all_]              # 2 experts: 1 rank (4 x C(4,2)/C(16,2))
     [0.0, 0.2, 0.8]
@@ -588,6 +616,19 @@ def expected_max(pmf, n):
     True as 1 and '0.5' as 0.5), is a TypeError naming it; probabilities that are not a
     distribution a ValueError.
 
+    Parameters
+    ----------
+    pmf : sequence of float
+        Probabilities of ``0, 1, ...``, summing to 1.
+    n : int
+        Independent draws, >= 1.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
     >>> expected_max([0.5, 0.5], 1), expected_max([0.5, 0.5], 2)
     (0.5, 0.75)
     """
@@ -628,6 +669,22 @@ def busiest_token(experts, k, ep, nodes, routing, tokens, sources=1):
     the per-token floors of a phase (the slot atomics per destination rank, the remote
     copies at one block's rate) are charged for the busiest token, not the average one.
 
+    Parameters
+    ----------
+    experts, k, ep, nodes, routing
+        As for :func:`reach_distribution`.
+    tokens : int or sequence of int
+        Tokens on each source rank, or each EP rank's own count.
+    sources : int, sequence of int or None
+        Source ranks (a count, or their positions); None with a list of counts.
+
+    Returns
+    -------
+    tuple of float
+        Ranks, own included and not.
+
+    Examples
+    --------
     >>> busiest_token(256, 8, 16, 1, "balanced", 1)   # token 0: ranks r..r+7, own included
     (8.0, 7.0)
     >>> busiest_token(256, 8, 16, 1, "balanced", 2)   # token 1: ranks r+8..r+15
@@ -1382,6 +1439,22 @@ def pull_rounds(nbytes, threads, vector):
     """Dependent steps of one thread block pulling ``nbytes`` with ``threads`` threads
     that each load ``vector`` bytes per step: ``ceil(nbytes / (threads x vector))``.
 
+    Parameters
+    ----------
+    nbytes : int
+        Bytes the block pulls.
+    threads : int
+        Threads of the block.
+    vector : int
+        Bytes each thread loads per step.
+
+    Returns
+    -------
+    int
+        Dependent steps.
+
+    Examples
+    --------
     >>> pull_rounds(7168 * 2, 256, 16)          # a BF16 DeepSeek-V3 token
     4
     >>> pull_rounds(1, 256, 16), pull_rounds(4096, 256, 16), pull_rounds(4097, 256, 16)

@@ -69,6 +69,13 @@ def system_colors(systems):
     figure to figure. Call it inside :func:`analysis.paper_style` (the palette is the
     style's).
 
+    Parameters
+    ----------
+    systems : sequence of str
+        The systems' names, in the order of the palette's colours.
+
+    Examples
+    --------
     >>> with system_colors(["a", "b"]):
     ...     _color_of("b load/store", 0) == palette()[1]
     True
@@ -602,6 +609,8 @@ def plot_collective_sweep(rows, ax=None, *, metric="time", group=("system", "alg
         values span more than a factor of 20).
     group : tuple of str
         Row keys whose values name a line.
+    ax : matplotlib.axes.Axes, optional
+        The axes drawn on; default a new figure's.
 
     Returns
     -------
@@ -728,6 +737,10 @@ def plot_ratio(rows, ax=None, *, group=("label",), reference=None, reference_lab
         A horizontal line (for example a claimed speed-up) drawn for comparison.
     reference_label : str, optional
     ylabel : str
+    group : tuple of str
+        Row keys whose values name a line.
+    ax : matplotlib.axes.Axes, optional
+        The axes drawn on; default a new figure's.
 
     Returns
     -------
@@ -951,6 +964,8 @@ def plot_link_utilization(utilization, ax=None):
     utilization : mapping of str to array-like
         Label -> utilization of every directed link (0..1, 1 = the busiest link
         is the bottleneck of the drain time). Links that carry nothing count.
+    ax : matplotlib.axes.Axes, optional
+        The axes drawn on; default a new figure's.
 
     Returns
     -------
@@ -991,6 +1006,10 @@ def plot_failure_cost(rows, ax=None, *, metric="change"):
     rows : iterable of mapping
         Rows with ``"system"``, ``"failure"`` (e.g. ``"one link"``) and ``metric``:
         the relative change in percent (positive = worse).
+    metric : str
+        The row key holding the change, in percent.
+    ax : matplotlib.axes.Axes, optional
+        The axes drawn on; default a new figure's.
 
     Returns
     -------
@@ -1034,6 +1053,10 @@ def plot_stacked_bars(rows, ax=None, *, category="system", part="component", val
         Tidy rows with ``category``, ``part`` and ``value`` (seconds by default).
     scale, unit_name
         Display unit (default milliseconds).
+    category, part, value : str
+        The row keys of a bar's label, a segment's label and its value.
+    ax : matplotlib.axes.Axes, optional
+        The axes drawn on; default a new figure's.
 
     Returns
     -------
@@ -1077,6 +1100,8 @@ def plot_tornado(rows, base, ax=None, *, scale=1e-3, unit_name="ms", xlabel="tim
         The value with every parameter at its base setting.
     scale, unit_name, xlabel
         Display unit and what the value is.
+    ax : matplotlib.axes.Axes, optional
+        The axes drawn on; default a new figure's.
 
     Returns
     -------

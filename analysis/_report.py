@@ -325,6 +325,17 @@ def check_report_dir(out, force=False):
     Call it before a long computation to fail early; :func:`write_report` calls
     it again.
 
+    Parameters
+    ----------
+    out : str, bytes or os.PathLike
+        The report's directory.
+    force : bool
+        Replace a non-empty directory.
+
+    Returns
+    -------
+    pathlib.Path
+
     Raises
     ------
     FileExistsError

@@ -210,8 +210,9 @@ def symmetric_findings(rows):
 
 #: What the all-to-all ratios against NCCL rest on: NCCL's small all-to-all is the runtime
 #: model's worst match to a held-out measurement (tests/data/heldout.csv,
-#: hfplaybook-h100-alltoall-minlat; tests/test_report_s12.py checks it still is, so this
-#: caveat goes when the model is fixed); and where NCCL's rounds queue on a channel, each
+#: hfplaybook-h100-alltoall-minlat and, from session 35, NVIDIA's collector's aic-nccl-*-a2a-*
+#: rows; tests/test_report_s12.py checks it still is, so this caveat goes when the model is
+#: fixed); and where NCCL's rounds queue on a channel, each
 #: further work batch is a counted lower bound (analysis._runtime_cost.p2p_batch_chain).
 _NCCL_SMALL_ALLTOALL = (", though NCCL's small all-to-all is the runtime model's worst match "
                         "to a published measurement (on 8 H100s at 128B it comes out faster "

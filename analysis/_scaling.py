@@ -329,16 +329,20 @@ def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384)
     collective_limit, decode_limit : int
         Largest chip count at which collectives and decode are evaluated on the
         fabric (they take minutes at 16k chips on two cores); >= 0.
+    book : str
+        Cost book for cost and power.
+    quiet : bool
+        No progress bar.
+    executor : concurrent.futures.Executor, optional
+        Runs the points (:func:`sweep`); default this process.
+    router_limit : (dict, str), optional
+        Family -> largest chip count whose collectives are evaluated, and why; default
+        (:data:`ROUTER_LIMIT`, :data:`ROUTER_LIMIT_WHY`).
 
     Raises
     ------
     SpecError
         An unknown family, a size below 2 chips, a negative limit.
-    book : str
-        Cost book for cost and power.
-    router_limit : (dict, str), optional
-        Family -> largest chip count whose collectives are evaluated, and why; default
-        (:data:`ROUTER_LIMIT`, :data:`ROUTER_LIMIT_WHY`).
 
     Returns
     -------
@@ -397,6 +401,23 @@ def draw_scaling(rows, metric, ax=None, legend=True, dodge=False):
     lines staying through the true points. It lays the figure out, so only the figure's
     last drawing may ask for it: the report, which draws several panels, calls
     ``dodge_markers`` once on its whole figure instead.
+
+    Parameters
+    ----------
+    rows : iterable of mapping
+        The scaling study's rows (:func:`scaling_study`).
+    metric : str
+        The row key plotted.
+    ax : matplotlib.axes.Axes, optional
+        The axes drawn on; default a new figure's.
+    legend : bool
+        Draw the legend.
+    dodge : bool
+        As above.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
     """
     from matplotlib.ticker import FuncFormatter
 

@@ -112,6 +112,13 @@ def register_algorithm(name, builder):
     :mod:`analysis._schedules_multi`); the name must already be listed in
     :data:`ALGORITHMS` for the operations it serves. The builder raises
     :class:`NotApplicableError` where it does not apply.
+
+    Parameters
+    ----------
+    name : str
+        The algorithm's name, as :data:`ALGORITHMS` lists it.
+    builder : callable
+        ``builder(op, p, fabric, nodes) -> (steps, pipeline)``.
     """
     if not any(name in algs for algs in ALGORITHMS.values()):
         raise ValueError(f"register {name!r} in ALGORITHMS first")

@@ -697,8 +697,12 @@ def _shares(orders, shape, cost, a2a, pipelined=False):
     from scipy.optimize import linprog  # at call time: ~0.25 s of importing analysis
 
     c = np.concatenate([np.zeros(O), np.ones(T)])
-    scale = max(cost.values()) or 1.0
-    res = linprog(c, A_ub=np.array(rows) / scale, b_ub=np.zeros(len(rows)),
+    # the times in units of the costliest dimension: a cost is ~1e-12 s a byte, below HiGHS's
+    # absolute tolerances, so in seconds every share vector looked optimal (scaling the t
+    # columns too kept them in seconds: hypermesh:4x4's pipelined shares came back (1, 0))
+    A = np.array(rows)
+    A[:, :O] /= max(cost.values()) or 1.0
+    res = linprog(c, A_ub=A, b_ub=np.zeros(len(rows)),
                   A_eq=np.concatenate([np.ones(O), np.zeros(T)])[None, :], b_eq=[1.0],
                   bounds=(0, None), method="highs")
     if res.status != 0:

@@ -243,6 +243,24 @@ def prefill_gemm_efficiency(chip, math, part, efficiency=None):
     :func:`analysis.gemm_compute_efficiency`); else 1, the roofline (none is published:
     BF16 anywhere, Blackwell's formats, the attention scores), an optimistic bound.
 
+    Parameters
+    ----------
+    chip : fabric.ChipSpec
+    math : str
+        The GEMM's math format.
+    part : str
+        The model part (``"experts"``, ``"attention"``, ...: a key of
+        :data:`PREFILL_GEMM_KIND`).
+    efficiency : float, optional
+        One fraction for every GEMM, in (0, 1].
+
+    Returns
+    -------
+    float
+        A fraction of the format's peak FLOP/s.
+
+    Examples
+    --------
     >>> from fabric import chip_spec
     >>> round(prefill_gemm_efficiency(chip_spec("h200"), "fp8", "experts"), 3)
     0.656
@@ -344,6 +362,20 @@ _SYSTEM_TCO = {"nvl72": "GB200 NVL72", "gb200-nvl72": "GB200 NVL72",
 def cost_per_million_tokens(tokens_per_s_gpu, usd_per_gpu_hour):
     """``$ per GPU-hour / (tokens/s per GPU x 3600 / 1e6)``.
 
+    Parameters
+    ----------
+    tokens_per_s_gpu : float
+        Tokens per second per GPU.
+    usd_per_gpu_hour : float
+        US dollars per GPU-hour, all-in.
+
+    Returns
+    -------
+    float
+        US dollars per million tokens.
+
+    Examples
+    --------
     >>> round(cost_per_million_tokens(1000.0, 1.80), 4)
     0.5
 
@@ -357,6 +389,20 @@ def cost_per_million_tokens(tokens_per_s_gpu, usd_per_gpu_hour):
 def tokens_per_s_per_mw(tokens_per_s_gpu, kw_per_gpu):
     """Tokens per second per megawatt of all-in power: ``tokens/s per GPU / (kW / 1000)``.
 
+    Parameters
+    ----------
+    tokens_per_s_gpu : float
+        Tokens per second per GPU.
+    kw_per_gpu : float
+        Kilowatts per GPU, all-in (its share of CPU, network and cooling: facility power).
+
+    Returns
+    -------
+    float
+        Tokens per second per megawatt.
+
+    Examples
+    --------
     >>> tokens_per_s_per_mw(1000.0, 2.0)
     500000.0
     >>> tokens_per_s_per_mw(float("nan"), 1.0)
@@ -405,6 +451,27 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
     chip from it too (chip and host power plus the network's share: IT power, no
     cooling or facility overhead, so lower than the table's all-in figures).
 
+    Parameters
+    ----------
+    fabric : fabric.Fabric
+    tier : str
+        An ownership tier of :data:`TCO`: ``"own-hyperscaler"``, ``"own-neocloud"`` or
+        ``"rent-3yr"``.
+    gpu : str, optional
+        A key of :data:`TCO`; default the fabric's chip.
+    chip_price : float, optional
+        US dollars per chip, as above.
+    kw_per_gpu : float, optional
+        Kilowatts per chip.
+
+    Returns
+    -------
+    tuple
+        US dollars per GPU-hour, kilowatts per GPU, the :class:`fabric.Parameter` objects
+        used, and a sentence saying how.
+
+    Examples
+    --------
     >>> import topologies
     >>> usd, kw, _, how = serving_cost(topologies.build("dgx-h100"))
     >>> usd, kw, how
@@ -745,6 +812,22 @@ def eager_pass_seconds(kernel_seconds, *, launch=LAUNCH_OVERHEAD.value, repeat=1
     :func:`analysis.decode_step` charges without graphs is the bound where the host cannot
     run ahead. ``launch``: :data:`analysis.LAUNCH_OVERHEAD`, decode's figure per launch.
 
+    Parameters
+    ----------
+    kernel_seconds : sequence of float
+        Each kernel's device time in seconds, in stream order.
+    launch : float
+        Seconds of host time per launch.
+    repeat : int
+        Times the sequence runs (layers).
+
+    Returns
+    -------
+    float
+        Seconds of the whole pass.
+
+    Examples
+    --------
     >>> round(eager_pass_seconds([1e-3, 0.0, 1e-3], launch=4e-6) * 1e6, 6)
     2004.0
     >>> round(eager_pass_seconds([0.0, 0.0], launch=4e-6, repeat=3) * 1e6, 6)
@@ -1379,6 +1462,22 @@ def vllm_graph_batch(batch, *, max_num_seqs, max_batched_tokens=VLLM_MAX_BATCHED
     default capture sizes (:data:`VLLM_MAX_CUDAGRAPH_SIZE`) that holds it, the padded rows
     computed with the real ones; None when ``batch`` is above the largest (no graph).
 
+    Parameters
+    ----------
+    batch : int
+        Sequences in the step.
+    max_num_seqs : int
+        vLLM's ``--max-num-seqs``, which caps its capture sizes.
+    max_batched_tokens : int
+        vLLM's ``--max-num-batched-tokens`` (tokens per step), which caps them too.
+
+    Returns
+    -------
+    int or None
+        Rows the graph runs.
+
+    Examples
+    --------
     >>> [vllm_graph_batch(b, max_num_seqs=64) for b in (1, 3, 5, 9, 63, 64, 128, 129)]
     [1, 4, 8, 16, 64, 64, 128, None]
     >>> vllm_graph_batch(300, max_num_seqs=1024), vllm_graph_batch(9, max_num_seqs=5)
@@ -1407,6 +1506,19 @@ def step_budget(engine):
     the engine runs prompts as their own forward passes (None: :func:`analysis.decode_step`'s
     default engine).
 
+    Parameters
+    ----------
+    engine : str or None
+        ``"vllm"``, ``"trtllm"``, ``"sglang"``, or None (:func:`analysis.decode_step`'s
+        default).
+
+    Returns
+    -------
+    int or None
+        Tokens.
+
+    Examples
+    --------
     >>> step_budget("vllm"), step_budget("trtllm"), step_budget("sglang")
     (8192, 8192, None)
     """
@@ -1559,6 +1671,18 @@ def instance_sizes(fabric):
     not try those either, and a failed chip must not make a system look better than
     intact by widening its search. Failed links alone change no chip count.
 
+    Parameters
+    ----------
+    fabric : fabric.Fabric
+        Intact or degraded: its live chips are what an instance takes.
+
+    Returns
+    -------
+    list of int
+        Chips per instance, ascending.
+
+    Examples
+    --------
     >>> import topologies
     >>> node = topologies.build("switch:8,chip=b200")
     >>> instance_sizes(node), instance_sizes(node.without(chips=["chip3"]))
@@ -1582,6 +1706,22 @@ def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTIO
     (``tp=n,dp=1,etp=n``: vLLM's "TP=n" without expert parallelism). Ordered by
     ``n``, then ``tp``, the expert-split layout last.
 
+    Parameters
+    ----------
+    model : str or MoEModel
+    fabric : fabric.Fabric
+        Intact or degraded.
+    chip : str or fabric.ChipSpec, optional
+        Default: the fabric's chip.
+    usable_hbm : float
+        Fraction of each chip's HBM the weights may take, in (0, 1].
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
     >>> import topologies
     >>> node = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
     >>> candidate_layouts("kimi-k2", node)
@@ -1793,6 +1933,22 @@ def expected_cycles(osl, draft_length, acceptance):
     x2.95 at osl 1, +0.12% at osl 1024 for k = 3, a = 0.8). Exact up to
     :data:`_EXACT_CYCLES_UP_TO` tokens, then ``1 / E`` per token.
 
+    Parameters
+    ----------
+    osl : int
+        Output tokens of the request, >= 0.
+    draft_length : int
+        Drafted tokens per cycle (``k``), >= 0.
+    acceptance : float
+        Probability each draft token is accepted (``a``), in [0, 1].
+
+    Returns
+    -------
+    float
+        Cycles (target-model steps).
+
+    Examples
+    --------
     >>> expected_cycles(1, 3, 0.8), expected_cycles(8, 0, 0.5)
     (1.0, 8.0)
     >>> round(expected_cycles(1024, 3, 0.8), 2)
@@ -1990,6 +2146,28 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
     Parameters are those of :func:`serving_frontier`, for one ``batch`` (users per
     instance), one ``layout`` and one speculative setting (``draft_length``,
     ``acceptance``: default :data:`MTP_ACCEPTANCE`).
+
+    Parameters
+    ----------
+    model, fabric, isl, osl, draft_cost, mode, definition, prefill_efficiency, usable_hbm
+        As for :func:`serving_frontier`.
+    context, micro_batches, adp_balance, max_batched_tokens, kv_inflow
+        As for :func:`serving_frontier`.
+    batch : int
+        Users (concurrent requests) per instance.
+    layout : str or Layout, optional
+        Default: ``tp=1`` over every chip of the fabric (:func:`parse_layout`).
+    draft_length : int
+        Drafted tokens per cycle, >= 0.
+    acceptance : float, optional
+        Probability each draft token is accepted.
+    **decode_kwargs
+        Passed to :func:`analysis.decode_step`.
+
+    Returns
+    -------
+    ServingPoint
+        Tokens/s per user and per GPU, the per-token time in seconds and its parts.
 
     >>> import topologies
     >>> f = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
@@ -2847,6 +3025,20 @@ def pareto_front(points, x="tokens_per_s_user", y="tokens_per_s_gpu"):
     Sorted by ``x`` descending (so ``y`` ascends along the result); of equal points the
     first is kept. Points are objects with those attributes, or mappings.
 
+    Parameters
+    ----------
+    points : iterable
+        Objects with attributes ``x`` and ``y``, or mappings with those keys.
+    x, y : str
+        The two figures to maximise (default: tokens/s per user and per GPU).
+
+    Returns
+    -------
+    list
+        The frontier's points, as given.
+
+    Examples
+    --------
     >>> pts = [{"x": 1, "y": 5}, {"x": 2, "y": 4}, {"x": 2, "y": 3}, {"x": 0, "y": 5}]
     >>> pareto_front(pts, "x", "y")
     [{'x': 2, 'y': 4}, {'x': 1, 'y': 5}]
@@ -2940,6 +3132,8 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         Users per instance to try; default per layout: powers of two up to the
         largest batch whose KV cache fits, and that largest batch, thinned to
         ``n_batches`` values.
+    n_batches : int
+        Batches per layout in the default grid, >= 2.
     layouts : sequence, optional
         Layouts to try; default :func:`candidate_layouts` (the search space).
     speculative : sequence of (draft_length, acceptance)
@@ -3197,6 +3391,16 @@ def speed_limits(point):
     (exposed), ``draft`` and ``prefill`` (other users' prefills); ``limiter`` is the
     largest.
 
+    Parameters
+    ----------
+    point : ServingPoint
+
+    Returns
+    -------
+    tuple
+        ``(limiter, shares)``: the largest share's name and a dict from each part's name to
+        its seconds per output token.
+
     Examples
     --------
     >>> import topologies
@@ -3243,6 +3447,26 @@ def single_user_speed(model, fabric, *, isl=1024, osl=1024, layouts=None,
     setting; the fastest point, with its per-token time split into weights read, KV
     read, compute, launch or graph overhead, communication and drafting.
 
+    Parameters
+    ----------
+    model : str or MoEModel
+    fabric : fabric.Fabric
+    isl, osl : int
+        Input and output tokens of the request.
+    layouts : sequence of str, optional
+        Default: :func:`candidate_layouts`.
+    speculative : sequence of (int, float)
+        ``(draft_length, acceptance)`` settings tried.
+    **kwargs
+        Passed to :func:`serving_point`.
+
+    Returns
+    -------
+    SingleUserSpeed
+        The best point's tokens/s, its per-token time in seconds and its shares.
+
+    Examples
+    --------
     >>> import topologies
     >>> f = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
     >>> s = single_user_speed("kimi-k2", f, speculative=((0, 0.0),))

@@ -45,6 +45,20 @@ def expected_accepted_tokens(draft_length, acceptance):
 
     Includes the token the target model always contributes (so ``k = 0`` gives 1).
 
+    Parameters
+    ----------
+    draft_length : int
+        Draft tokens proposed per cycle (``k``), >= 0.
+    acceptance : float
+        Probability each draft token is accepted (``a``), in [0, 1].
+
+    Returns
+    -------
+    float
+        Tokens.
+
+    Examples
+    --------
     >>> expected_accepted_tokens(3, 1.0), expected_accepted_tokens(3, 0.0)
     (4.0, 1.0)
     """
@@ -59,6 +73,22 @@ def speculative_speedup(draft_length, acceptance, draft_cost):
 
     ``draft_cost`` is ``c``: the draft's time per token over the target's step time.
 
+    Parameters
+    ----------
+    draft_length : int
+        Draft tokens per cycle (``k``), >= 0.
+    acceptance : float
+        Probability each draft token is accepted (``a``), in [0, 1].
+    draft_cost : float
+        ``c``, a ratio of times (>= 0).
+
+    Returns
+    -------
+    float
+        The expected speedup over plain decoding.
+
+    Examples
+    --------
     >>> speculative_speedup(0, 0.5, 0.1)
     1.0
     """

@@ -824,6 +824,19 @@ def bisection_bound(fabric, nbytes=1.0):
     narrowest such cut over the even dimensions is used (a ring of 2 is one edge
     of double bandwidth, cut once per line).
 
+    Parameters
+    ----------
+    fabric : fabric.Fabric
+        An intact torus.
+    nbytes : float
+        Bytes each rank sends each other rank.
+
+    Returns
+    -------
+    float
+        The bound on ``K``: whole all-to-alls (``nbytes`` from every rank to every other)
+        per second.
+
     Raises
     ------
     NotApplicableError

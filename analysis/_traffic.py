@@ -40,8 +40,10 @@ from fabric._units import (
     check_fraction,
     check_number,
     error_for,
-    is_bool,
+    is_int,
     is_real,
+    items_of,
+    kind_error,
     show_value,
     text_of,
 )
@@ -136,22 +138,35 @@ def _count(fabric_or_n):
 _MAX_BYTES = float(2**63)
 
 
-def _hot_positions(fabric, hot):
-    """Hot chips of a fabric (stable ranks or names) -> (matrix positions, their ranks).
+def _hot_positions(fabric_or_n, n, hot):
+    """``hot`` (one value or a sequence) -> (matrix positions, the ranks a label shows, or
+    None for positions given as ``n``'s), the one check of the hotspot's ranks: an item of
+    another kind (a float, a bool, numpy's too, a list; with ``n``, a name) is a TypeError,
+    an empty or out-of-range ``hot`` a NodeError, each quoting ``hot`` through show_value.
 
-    The matrix runs over the live endpoints in rank order, so on a degraded fabric a
-    rank is not its position: rank 3 of a torus without chip3 has failed (NodeError),
-    and rank 15 is the last position of 15.
+    With a fabric the matrix runs over the live endpoints in rank order, so on a degraded
+    fabric a rank is not its position: rank 3 of a torus without chip3 has failed
+    (NodeError), and rank 15 is the last position of 15.
     """
-    items = list(hot) if isinstance(hot, (list, tuple, np.ndarray)) else [hot]
+    items = items_of(hot)
+    fabric = fabric_or_n if hasattr(fabric_or_n, "endpoints") else None
+    due = "a rank (an integer)" + (" or a chip's name" if fabric is not None else "")
+    for i, x in enumerate([hot] if items is None else items):
+        if not (is_int(x) or fabric is not None and isinstance(x, str)):
+            raise kind_error(x, *(("hot", f"{due}, or a sequence of them") if items is None
+                                  else (f"hot[{i}]", due)))
+    items = [hot] if items is None else items
+    if not items or fabric is None and not all(0 <= x < n for x in items):
+        raise NodeError(f"hot ranks must lie in 0..{n - 1}, got {show_value(hot)}")
+    if fabric is None:
+        return np.array(items, dtype=np.int64), None
     pos = {c: i for i, c in enumerate(fabric.endpoints)}
     out = []
     for x in items:
-        if is_bool(x) or not isinstance(x, (int, np.integer, str)):
-            raise NodeError(f"hot ranks must be integer ranks (or chip names), got {items!r}")
         node = fabric.node(x)
         if node not in pos:
-            raise NodeError(f"hot rank {x!r} is {node!r}, which is not a chip")
+            raise NodeError(f"hot rank {show_value(x)} is {show_value(node)}, which is not a "
+                            "chip")
         out.append(pos[node])
     return np.array(out, dtype=np.int64), [fabric.rank_of[fabric.endpoints[i]] for i in out]
 
@@ -200,6 +215,24 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=None, fractio
     nbytes : float
         Bytes per pair (all-to-all, permutation, shift), per source (hotspot),
         or per token (moe); > 0 and at most 2**63.
+    seed : int
+        The random generator's seed (permutation, moe), >= 0.
+    shift : int
+        The shift's distance in ranks (any integer; taken modulo ``n``).
+    hot : int, str or sequence of them, optional
+        The hotspot's ranks (with a fabric, its ranks or chip names); default rank 0.
+    fraction : float
+        The hotspot's share of each rank's bytes, in [0, 1].
+    experts : int, optional
+        Routed experts (moe), >= 1; default ``8 * n``.
+    top_k : int
+        Experts per token (moe), >= 1.
+    tokens : int
+        Tokens per rank (moe), >= 1.
+    skew : float
+        The expert popularity's exponent (moe), >= 0.
+    placement : {"round-robin", "blocked"}
+        Which rank holds each expert (moe).
 
     Every keyword is checked whether the pattern uses it or not (a ``fraction`` of nan
     given with ``"shift"`` is a :class:`~fabric.SpecError`, not ignored).
@@ -240,15 +273,7 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=None, fractio
         raise SpecError(f"placement must be 'round-robin' or 'blocked', got "
                         f"{show_value(placement)}")
     if hot is not None or name == "hotspot":     # hot too, if given (default: rank 0)
-        hot, shown = (0,) if hot is None else hot, None
-        if hasattr(fabric_or_n, "endpoints"):
-            hot, shown = _hot_positions(fabric_or_n, hot)
-        given = np.atleast_1d(np.asarray(hot))
-        if given.dtype == bool or not np.issubdtype(given.dtype, np.integer):
-            raise NodeError(f"hot ranks must be integer ranks, got {given.tolist()}")
-        hot = given.astype(np.int64)
-        if hot.size == 0 or (hot < 0).any() or (hot >= n).any():
-            raise NodeError(f"hot ranks must lie in 0..{n - 1}, got {hot.tolist()}")
+        hot, shown = _hot_positions(fabric_or_n, n, (0,) if hot is None else hot)
     if name == "all-to-all":
         return TrafficMatrix("all-to-all", n, fill=nbytes)
     check_length(n * n, f"a traffic matrix of {n} endpoints")

@@ -55,6 +55,7 @@ import dataclasses
 
 import numpy as np
 
+from ._address import owned_regions
 from ._arrays import real_array
 from ._errors import (
     AddressMapError,
@@ -119,6 +120,18 @@ def host_link(chip):
     :attr:`~fabric.ChipSpec.generation`), else ``None``: no measured figure, and the
     host link is not charged.
 
+    Parameters
+    ----------
+    chip : ChipSpec or None
+        The chip (``Fabric.chip``); None: no chip, no host link.
+
+    Returns
+    -------
+    str or None
+        A key of :data:`HOST_MEMORY_LOAD`, or None.
+
+    Examples
+    --------
     >>> from fabric import chip_spec
     >>> host_link(chip_spec("gb200")), host_link(chip_spec("h200")), host_link(chip_spec("tpu-v4"))
     ('nvlink-c2c', 'pcie', None)
@@ -369,14 +382,22 @@ def whole_set(fabric, reg, address=None):
 
 
 def _memory_region(fabric, node):
-    """The :class:`~fabric.Region` of ``node``'s memory (its HBM, or its only region)."""
+    """The :class:`~fabric.Region` of ``node``'s memory: its own HBM region
+    (:func:`fabric._address.owned_regions`: the default windows' target), or its only
+    region."""
     regs = fabric.address_map.regions_of(node)
     if not regs:
         raise AddressMapError(f"{fabric.name}: {node!r} holds no memory in the address map, so "
                               "there is nothing there to load or store")
-    hbm = [r for r in regs if r.kind == "hbm" and r.ways == 1]
+    own, several = owned_regions(regs, "hbm")
+    if node in several:
+        raise AddressMapError(f"{fabric.name}: {show_value(node)} holds {len(several[node])} "
+                              f"HBM regions and none is named {show_value(f'{node}.hbm')}, so "
+                              "its memory is no one region (give fabric.access an address)")
+    if node in own:
+        return regs[own[node]]
     plain = [r for r in regs if r.ways == 1]
-    return (hbm or plain or list(regs))[0]
+    return (plain or list(regs))[0]
 
 
 def _memory_of(fabric, node, reg=None):
@@ -596,6 +617,24 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore"):
     HBM size) there is no protection model and the access is timed unchecked, with
     ``address`` -1 (no address names the memory).
 
+    Parameters
+    ----------
+    fabric : Fabric
+    src : str or int
+        The requesting chip (name or rank).
+    target : str or int
+        The node whose memory is accessed (name, or a chip's rank).
+    op : {"load", "store"}
+    size : int
+        Bytes accessed.
+    transport : str or Transport
+        ``"loadstore"`` (the default), ``"rdma"``, or ``"native"`` for the pair's own.
+
+    Returns
+    -------
+    Access
+        The time in seconds, its stages, the paths and the global address.
+
     Examples
     --------
     >>> import topologies
@@ -807,6 +846,18 @@ def latency_stats(latencies):
     A value of the wrong kind (None, text, a bool: STYLE's rule) is a TypeError; no value, or
     one that is no latency (nan, inf, negative), a SpecError.
 
+    Parameters
+    ----------
+    latencies : sequence or numpy.ndarray of float
+        Seconds, one per access; at least one.
+
+    Returns
+    -------
+    LatencyStats
+        ``count`` and, in seconds, ``min``, ``mean``, ``p50``, ``p99``, ``max``.
+
+    Examples
+    --------
     >>> latency_stats([1.0, 2.0, 3.0, 4.0]).p50
     2.5
     """

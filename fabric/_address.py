@@ -214,6 +214,19 @@ def validate_address(address, width=57, what="address"):
 
     Strings go through :func:`fabric.parse_address` (``"0x4000_0000"``).
 
+    Parameters
+    ----------
+    address : int or str
+        A byte address.
+    width : int
+        Address bits (:data:`ADDRESS_WIDTH`, 57, by default).
+    what : str
+        The value's name in messages.
+
+    Returns
+    -------
+    int
+
     Raises
     ------
     TypeError
@@ -258,6 +271,15 @@ def check_interleave(ways, granularity):
     256 B to 16 KiB (docs/sources.md s.3). Either of the wrong kind (a float, a bool, None)
     is a TypeError (STYLE's rule, as :func:`fabric._units.check_count`).
 
+    Parameters
+    ----------
+    ways : int
+        Members of the set.
+    granularity : int
+        Bytes of one member's granule.
+
+    Examples
+    --------
     >>> check_interleave(3, 4096)
     >>> check_interleave(5, 4096)
     Traceback (most recent call last):
@@ -282,6 +304,21 @@ def interleave_target(offset, ways, granularity):
     ``position = (o // g) % ways``; ``device_offset = (o // (g * ways)) * g + o % g``
     (CXL HDM decode, as in Linux ``tools/testing/cxl/test/cxl_translate.c``).
     Works elementwise on integer numpy arrays.
+
+    Parameters
+    ----------
+    offset : int or numpy.ndarray of int
+        Byte offset into the set.
+    ways : int
+        Members of the set.
+    granularity : int
+        Bytes of one member's granule.
+
+    Returns
+    -------
+    tuple
+        ``(position, device_offset)``: the member and the byte offset in its share (ints, or
+        arrays for an array).
 
     Raises
     ------
@@ -309,6 +346,22 @@ def interleave_target(offset, ways, granularity):
 def interleave_offset(position, device_offset, ways, granularity):
     """Inverse of :func:`interleave_target`: the set offset of ``device_offset`` on ``position``.
 
+    Parameters
+    ----------
+    position : int or numpy.ndarray of int
+        The member, ``0..ways - 1``.
+    device_offset : int or numpy.ndarray of int
+        The byte offset in that member's share.
+    ways, granularity : int
+        As :func:`check_interleave` takes them (bytes).
+
+    Returns
+    -------
+    int or numpy.ndarray of int
+        The byte offset into the set.
+
+    Examples
+    --------
     >>> interleave_offset(1, 263, 4, 256)
     1287
 
@@ -424,6 +477,16 @@ def region_findings(regions, width=57):
     multiple of 256 MiB x ways (:data:`HDM_DECODER_UNIT`); no two regions overlap
     (each overlapping region is reported once, with one partner). Whether each
     owner is a node or host domain of a fabric is :func:`fabric.check`'s rule.
+
+    Parameters
+    ----------
+    regions : sequence of Region
+    width : int
+        Address bits (:data:`ADDRESS_WIDTH`, 57, by default).
+
+    Returns
+    -------
+    list of Finding
     """
     regions = _regions(regions)
     out = []
@@ -499,6 +562,34 @@ def default_region(regions):
     if len(regions) == 1:
         return regions[0]
     return hbm[0] if len(hbm) == 1 else None
+
+
+def owned_regions(regions, kind, usable=None):
+    """Each owner's own region of ``kind``: ``({owner: index}, {owner: [index, ...]})``.
+
+    "A chip's HBM" (the default windows' target, the symmetric heap's home) and "a host's
+    DRAM" (its default aperture) are the owner's own region: the one named
+    ``"<owner>.<kind>"`` (``chip3.hbm``, ``host1.dram``: the layouts' names), else its only
+    single-owner region of ``kind``. The second dict holds the owners of several such
+    regions, none so named: they have no own region, and the callers say so (as
+    :func:`default_region` makes a window target naming such an owner ask for a region by
+    name). ``usable``: a flag per region, False for one to pass over (None: all).
+    """
+    owned = {}
+    for i, r in enumerate(regions):
+        if r.ways == 1 and r.kind == kind and (usable is None or usable[i]):
+            try:
+                owned.setdefault(r.owner, []).append(i)
+            except TypeError:           # an unhashable owner: region_findings reports it
+                pass
+    own, several = {}, {}
+    for o, ix in owned.items():
+        named = [i for i in ix if regions[i].name == f"{o}.{kind}"]
+        if len(ix) == 1 or len(named) == 1:
+            own[o] = named[0] if named else ix[0]
+        else:
+            several[o] = ix
+    return own, several
 
 
 def _raise_errors(findings, exc, what):

@@ -88,7 +88,16 @@ CODES = ("invalid", "capacity", "overlap", "misaligned", "out-of-range", "dangli
 
 
 def error_findings(findings):
-    """The findings of severity ``"error"`` (a list)."""
+    """The findings of severity ``"error"`` (a list).
+
+    Parameters
+    ----------
+    findings : iterable of Finding
+
+    Returns
+    -------
+    list of Finding
+    """
     return [f for f in findings if f.severity == "error"]
 
 
@@ -386,6 +395,23 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
     the set is partly unreachable (an access into another member's granule is served; lead's
     decision, session 28). When the router cannot be built
     (the routing module is absent, or raises while building) there is nothing to ask.
+
+    Parameters
+    ----------
+    fabric : Fabric
+    regions : sequence of Region
+        The plan's regions.
+    tables : dict
+        Host domain -> its shadow windows' table, as :func:`fabric.check` builds it.
+    targets : dict
+        Host domain -> an int array: each window's target region (a position in
+        ``regions``), -1 for none.
+    index : RegionIndex, optional
+        The regions' lookup index; built here when not given.
+
+    Returns
+    -------
+    list of Finding
     """
     if index is None:
         index = RegionIndex(regions, dict(fabric.domains))

@@ -367,6 +367,23 @@ CHIPS = {c.name: c for c in (
 def chip_spec(name):
     """Return the :class:`ChipSpec` called ``name`` (a ``ChipSpec`` passes through).
 
+    Parameters
+    ----------
+    name : str or ChipSpec
+        A chip of :data:`CHIPS` (``"h100"``, ``"b200"``, ``"gb200"``, ...).
+
+    Returns
+    -------
+    ChipSpec
+        Its HBM in bytes, HBM bandwidth in bytes/s, tensor peaks in FLOP/s, each sourced.
+
+    Raises
+    ------
+    SpecError
+        For a name no chip has.
+
+    Examples
+    --------
     >>> chip_spec("b400")
     Traceback (most recent call last):
     ...

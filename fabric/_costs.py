@@ -283,6 +283,21 @@ def rack_chips(f, book="street-2026"):
     theirs from :data:`RACK_CHIPS`); a fabric that states none is laid out at the
     book's ``layout.rack_chips``.
 
+    Parameters
+    ----------
+    f : Fabric
+        Any object with the fabric's ``assumptions``.
+    book : str or HardwareCosts
+        The cost book whose ``layout.rack_chips`` a fabric without its own density takes
+        (:data:`COST_BOOKS`).
+
+    Returns
+    -------
+    Parameter
+        Chips per rack, with its source.
+
+    Examples
+    --------
     >>> import types
     >>> rack_chips(types.SimpleNamespace(assumptions=(RACK_CHIPS["dgx-h100"],))).value
     32
@@ -434,6 +449,17 @@ COST_BOOKS = {b.name: b for b in (_street(), _freakonomics(), _kim(), _slimfly()
 def hardware_costs(name="street-2026"):
     """Return the cost book called ``name`` (a :class:`HardwareCosts` passes through).
 
+    Parameters
+    ----------
+    name : str or HardwareCosts
+        A cost book of :data:`COST_BOOKS` (``"street-2026"``, ``"freakonomics-2024"``,
+        ``"kim-2008"``, ``"slimfly-2014"``).
+
+    Returns
+    -------
+    HardwareCosts
+        Its sourced unit prices in US dollars and powers in watts.
+
     Examples
     --------
     >>> hardware_costs("street-2026").name
@@ -465,6 +491,19 @@ CHIP_POWER = {
 def chip_power(chip):
     """The chip's power as a :class:`Parameter` (``chip`` a name, a ChipSpec or None).
 
+    Parameters
+    ----------
+    chip : str, ChipSpec or None
+        A chip's name or spec; a chip of no published power (None too) takes an H100's 700 W,
+        a Parameter that says it is an assumption.
+
+    Returns
+    -------
+    Parameter
+        Watts, with its source.
+
+    Examples
+    --------
     >>> chip_power("b200").value, chip_power("sd200-chip").source[:10]
     (1000.0, 'assumption')
     """

@@ -79,6 +79,7 @@ from ._address import (
     as_address_array,
     default_region,
     is_int,
+    owned_regions,
     pow2_ceil,
     shift_table,
     validate_address,
@@ -91,6 +92,7 @@ from ._units import (
     format_address,
     format_size,
     kind_of,
+    name_list,
     show_value,
     text_of,
 )
@@ -582,14 +584,21 @@ class DomainPlan:
     def _default_parts(self, chips):
         """Shared arrays of the default windows (module docstring), or None."""
         limits = self.limits
-        hbm, dram = {}, {}
-        for i, r in enumerate(self.regions):
-            if not fits(r.base, r.end):
-                continue        # reported as out-of-range by region_findings
-            if r.ways == 1 and r.kind == "hbm":
-                hbm.setdefault(r.owner, i)
-            elif r.ways == 1 and r.kind == "dram":
-                dram.setdefault(r.owner, i)
+        # a region out of range is reported by region_findings and takes no window
+        usable = [fits(r.base, r.end) for r in self.regions]
+        hbm, several = owned_regions(self.regions, "hbm", usable)
+        dram, several_dram = owned_regions(self.regions, "dram", usable)
+        for table, kind, owners in ((several, "HBM", chips), (several_dram, "DRAM", self.placed)):
+            for o, ix in table.items():
+                if o not in owners:
+                    continue
+                names = name_list([show_value(self.regions[i].name) for i in ix])
+                self.findings.append(Finding(
+                    code="invalid", severity="error",
+                    message=f"{show_value(o)} holds {len(ix)} {kind} regions ({names}) and none "
+                    f"is named {show_value(f'{o}.{kind.lower()}')}, so its default window has "
+                    "no one target (name its own one so, or set default_windows = false and "
+                    "give each window a region by name)", where="address plan"))
         chips = [c for c in chips if c in hbm]
         if not chips:
             return None

@@ -511,6 +511,24 @@ def peer_access_latency(arch):
     remainder is taken as the GPUs' own cost on every fabric (an assumption: it was
     measured over NVSwitch only).
 
+    Parameters
+    ----------
+    arch : str
+        A GPU generation of :data:`EXCHANGE_LATENCY`: ``"hopper"`` or ``"blackwell"``.
+
+    Returns
+    -------
+    tuple
+        The remainder in seconds and the :class:`Parameter` objects it is made of.
+
+    Raises
+    ------
+    SpecError
+        For an architecture with no measured peer load (not a key of
+        :data:`EXCHANGE_LATENCY`).
+
+    Examples
+    --------
     >>> round(peer_access_latency("hopper")[0] * 1e9, 1)      # 826.6 - 4 x 150
     226.6
     >>> round(peer_access_latency("blackwell")[0] * 1e9, 1)   # 1710.5 - 4 x 150
@@ -521,8 +539,8 @@ def peer_access_latency(arch):
     fabric.SpecError: no measured peer-load latency for architecture 'volta'; known: blackwell, hopper
     """
     if not isinstance(arch, str) or arch not in EXCHANGE_LATENCY or arch not in _PEER_TECH:
-        raise SpecError(f"no measured peer-load latency for architecture {arch!r}; known: "
-                        + ", ".join(sorted(set(EXCHANGE_LATENCY) & set(_PEER_TECH))))
+        raise SpecError(f"no measured peer-load latency for architecture {show_value(arch)}; "
+                        "known: " + ", ".join(sorted(set(EXCHANGE_LATENCY) & set(_PEER_TECH))))
     table = EXCHANGE_LATENCY[arch]
     tech = link_tech(_PEER_TECH[arch])
     rest = max(0.0, table["peer_load"].value - 4 * tech.latency)
@@ -833,7 +851,7 @@ def rank_counts(counts, ep, name="tokens"):
     got = sequence_of(counts, name, f"the {ep} EP ranks' token counts")
     if len(got) != ep:
         raise SpecError(f"{name} must list the tokens of each of the {ep} EP ranks, got "
-                        f"{len(got)} counts: {counts!r}")
+                        f"{len(got)} counts: {show_value(counts)}")
     got = tuple(check_count(c, f"{name}[{i}]", 0, f"an int >= 0 (EP rank {i}'s tokens)")
                 for i, c in enumerate(got))
     if not any(got):
@@ -871,7 +889,7 @@ def held_counts(tokens, ep, sources=None, name="tokens"):
     if counts is not None:
         if sources is not None:
             raise SpecError(f"sources must be None where {name} lists each EP rank's tokens "
-                            f"(a rank with 0 holds none), got sources={sources!r}")
+                            f"(a rank with 0 holds none), got sources={show_value(sources)}")
         return rank_counts(counts, ep, name)
     tokens = check_count(tokens, name, 1,
                          f"an int >= 1 or a sequence of the {ep} EP ranks' token counts")
@@ -889,7 +907,7 @@ def held_counts(tokens, ep, sources=None, name="tokens"):
         pos = [check_count(p, f"sources[{i}]", 0, f"a position 0..{ep - 1} of the EP ranks")
                for i, p in enumerate(pos)]
         if not pos or max(pos) >= ep or len(set(pos)) != len(pos):
-            raise SpecError(f"sources must be {rule}, got sources={sources!r}")
+            raise SpecError(f"sources must be {rule}, got sources={show_value(sources)}")
         held = set(pos)
     return tuple(tokens if r in held else 0 for r in range(ep))
 
@@ -1266,7 +1284,7 @@ class ExchangeKernel:
         text_of(self.name, "exchange kernel name")
         if text_of(self.dedup, "dedup") not in ("node", "rank", "expert", "collective"):
             raise SpecError(f"dedup must be 'node', 'rank', 'expert' or 'collective', got "
-                             f"{self.dedup!r}")
+                             f"{show_value(self.dedup)}")
         for field in ("forwarding", "scale_out", "pipelined", "local_copy", "staging_copy",
                       "send_staging", "block_per_token"):   # 'no' or 1 would be read as True
             object.__setattr__(self, field, flag_of(getattr(self, field), field))
@@ -1287,17 +1305,18 @@ class ExchangeKernel:
         if (not isinstance(self.release_fence, tuple) or len(self.release_fence) != 2
                 or any(not is_bool(x) for x in self.release_fence)):
             raise SpecError(f"release_fence must be two bools (dispatch, combine), got "
-                             f"{self.release_fence!r}")
+                             f"{show_value(self.release_fence)}")
         for field in ("kernels", "syncs"):
             v = getattr(self, field)
             if (not isinstance(v, tuple) or len(v) != 2
                     or any(not is_int(x) or x < 0 for x in v)):
-                raise SpecError(f"{field} must be two ints >= 0 (dispatch, combine), got {v!r}")
+                raise SpecError(f"{field} must be two ints >= 0 (dispatch, combine), got "
+                                f"{show_value(v)}")
         names = set(EXCHANGE_LATENCY["hopper"]) - {"peer_load"}
         for field in ("chain", "interleaved_chain"):
             v = getattr(self, field)
             if not isinstance(v, tuple) or len(v) != 2:
-                raise SpecError(f"{field} must be a (dispatch, combine) pair, got {v!r}")
+                raise SpecError(f"{field} must be a (dispatch, combine) pair, got {show_value(v)}")
         self._check_cycles()
         for i, phase in enumerate(self.chain + self.interleaved_chain):
             for step in phase:
@@ -1305,7 +1324,8 @@ class ExchangeKernel:
                         or (step[1] not in _CHAIN_COUNTS and step[1] not in _CYCLE_STEPS)):
                     raise SpecError(f"a chain step is (latency, count) with latency in "
                                      f"{sorted(names)} and count in "
-                                     f"{list(_CHAIN_COUNTS) + list(_CYCLE_STEPS)}, got {step!r}")
+                                     f"{list(_CHAIN_COUNTS) + list(_CYCLE_STEPS)}, got "
+                                     f"{show_value(step)}")
                 if step[1] in _CYCLE_STEPS:
                     cycles = _CYCLE_STEPS[step[1]][0]
                     if not self.cycle(cycles, i % 2):
@@ -1325,9 +1345,10 @@ class ExchangeKernel:
                 raise SpecError(
                     f"{field} must be (arch, top_k, input_bytes, {form}) entries: arch '' or one "
                     f"of {sorted(EXCHANGE_LATENCY)}, ints top_k >= 1 and input_bytes >= 0, "
-                    f"{needs.format(names=sorted(names))}, got {v!r}")
+                    f"{needs.format(names=sorted(names))}, got {show_value(v)}")
             if len({p[:3] for p in v}) != len(v):
-                raise SpecError(f"{field} names an (arch, top_k, input_bytes) twice: {v!r}")
+                raise SpecError(f"{field} names an (arch, top_k, input_bytes) twice: "
+                                f"{show_value(v)}")
             if v and not self.pull_threads:
                 raise SpecError(f"{field} needs a pulling combine (pull_threads and "
                                  f"pull_vector)")
@@ -1336,14 +1357,14 @@ class ExchangeKernel:
                 not isinstance(e, tuple) or len(e) != 2 or e[0] not in names
                 or not is_int(e[1]) or e[1] < 1 for e in v):
             raise SpecError(f"sync_steps must be (latency, count) pairs, latency in "
-                             f"{sorted(names)} and count an int >= 1, got {v!r}")
+                             f"{sorted(names)} and count an int >= 1, got {show_value(v)}")
         v = self.pointer_overlap
         if not isinstance(v, tuple) or any(
                 not isinstance(e, tuple) or len(e) != 2 or e[0] not in EXCHANGE_LATENCY
                 or not is_int(e[1]) or e[1] < 1 for e in v
         ) or len({e[0] for e in v}) != len(v):
             raise SpecError(f"pointer_overlap must be (arch, n) entries, one per arch in "
-                             f"{sorted(EXCHANGE_LATENCY)}, n an int >= 1, got {v!r}")
+                             f"{sorted(EXCHANGE_LATENCY)}, n an int >= 1, got {show_value(v)}")
         for field in ("combine_blocks", "reduce_elements", "put_vector", "send_grid",
                       "receive_vector", "walk_slot_bytes"):
             object.__setattr__(self, field, check_count(getattr(self, field), field, 0,
@@ -1353,12 +1374,13 @@ class ExchangeKernel:
             v = getattr(self, field)
             if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
                     not is_int(x) or x < 1 for x in v)):
-                raise SpecError(f"{field} must be () or two ints >= 1 ({what}), got {v!r}")
+                raise SpecError(f"{field} must be () or two ints >= 1 ({what}), got "
+                                f"{show_value(v)}")
         v = self.qp_signals
         if v != () and (not isinstance(v, tuple) or len(v) != 2
                         or any(x not in ("", "each", "last") for x in v)):
             raise SpecError(f"qp_signals must be () or two of '', 'each', 'last' (dispatch, "
-                             f"combine), got {v!r}")
+                             f"combine), got {show_value(v)}")
         object.__setattr__(self, "qp_per_peer", check_count(self.qp_per_peer, "qp_per_peer", 0,
                                                             "an int >= 0"))
         object.__setattr__(self, "qp_chunk", check_count(self.qp_chunk, "qp_chunk", 1,
@@ -1384,7 +1406,7 @@ class ExchangeKernel:
         v = self.cycles
         if not isinstance(v, tuple) or len(v) != 2:
             raise SpecError(f"cycles must be a (dispatch, combine) pair of cycle tables, got "
-                             f"{v!r}")
+                             f"{show_value(v)}")
         tables = []
         for phase, table in zip(_PHASES, v):
             pairs = (tuple(table.items()) if isinstance(table, collections.abc.Mapping)
@@ -1392,12 +1414,12 @@ class ExchangeKernel:
             if not isinstance(pairs, tuple) or any(
                     not isinstance(e, tuple) or len(e) != 2 for e in pairs):
                 raise SpecError(f"the {phase}'s cycles must be (name, cycles) pairs or a "
-                                 f"mapping, got {table!r}")
+                                 f"mapping, got {show_value(table)}")
             seen, checked = set(), []
             for name, value in pairs:
                 if name not in _CYCLE_COUNTS:
-                    raise SpecError(f"unknown cycle count {name!r} in the {phase}'s cycles; "
-                                     f"known: {', '.join(_CYCLE_COUNTS)}")
+                    raise SpecError(f"unknown cycle count {show_value(name)} in the {phase}'s "
+                                     f"cycles; known: {', '.join(_CYCLE_COUNTS)}")
                 if name in seen:
                     raise SpecError(f"the {phase}'s cycles name {name} twice")
                 seen.add(name)
@@ -1409,7 +1431,7 @@ class ExchangeKernel:
                             not is_int(x) or x < 0 for x in value)):
                     many = _WORDS.get(len(parts), len(parts))
                     raise SpecError(f"{name} must be () or {many} ints >= 0 "
-                                     f"({', '.join(parts)}), got {value!r}")
+                                     f"({', '.join(parts)}), got {show_value(value)}")
                 checked.append((name, value))
             tables.append(tuple(sorted((n, c) for n, c in checked if c)))
         object.__setattr__(self, "cycles", tuple(tables))
@@ -1426,7 +1448,8 @@ class ExchangeKernel:
         ()
         """
         if name not in _CYCLE_COUNTS:
-            raise SpecError(f"unknown cycle count {name!r}; known: {', '.join(_CYCLE_COUNTS)}")
+            raise SpecError(f"unknown cycle count {show_value(name)}; known: "
+                            f"{', '.join(_CYCLE_COUNTS)}")
         return dict(self.cycles[_phase_index(phase)]).get(
             name, () if _CYCLE_COUNTS[name].parts else 0)
 
@@ -3586,6 +3609,16 @@ EXCHANGE_KERNELS["ncclep-low-latency"] = _ncclep_low_latency()
 
 def exchange_kernel(name):
     """The :class:`ExchangeKernel` called ``name`` (an ExchangeKernel passes through).
+
+    Parameters
+    ----------
+    name : str or ExchangeKernel
+        A kernel of :data:`EXCHANGE_KERNELS` (``"deepep-normal"``, ``"deepep-low-latency"``,
+        ``"one-sided"``, ``"pplx"``, ``"all-to-allv"``, ...).
+
+    Returns
+    -------
+    ExchangeKernel
 
     Examples
     --------

@@ -321,6 +321,16 @@ def layout_regions(fabric, plan=None):
     that no failure moves an address (a failed node keeps its region, reported as
     failed by :func:`fabric.check`).
 
+    Parameters
+    ----------
+    fabric : Fabric
+    plan : AddressPlan, optional
+        Default: ``AddressPlan()``, the default plan.
+
+    Returns
+    -------
+    list of Region
+
     Raises
     ------
     AddressMapError

@@ -1059,6 +1059,17 @@ def route(fabric, src, dst):
 def route_many(fabric, src, dst):
     """Hops and one-way latency (s) of many pairs (names or ranks): ``(hops, latency)`` arrays.
 
+    Parameters
+    ----------
+    fabric : Fabric
+    src, dst : sequence of str or int
+        The pairs' ends, node names or chip ranks, one pair per position.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        Hops (links, ints) and one-way latency in seconds, per pair.
+
     Examples
     --------
     >>> import topologies

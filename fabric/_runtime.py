@@ -263,14 +263,14 @@ class Runtime:
         # labels of the wrong kind: name=5 was kept (and keyed results by 5), kind="x" was
         # priced as a one-sided runtime
         text_of(self.name, "runtime name")
-        text_of(self.description, f"runtime {self.name!r}: description")
-        text_of(self.version, f"runtime {self.name!r}: version")
-        if text_of(self.kind, f"runtime {self.name!r}: kind") not in RUNTIME_KINDS:
-            raise SpecError(f"runtime {self.name!r}: kind must be one of {RUNTIME_KINDS}, got "
-                            f"{self.kind!r}")
+        text_of(self.description, f"runtime {show_value(self.name)}: description")
+        text_of(self.version, f"runtime {show_value(self.name)}: version")
+        if text_of(self.kind, f"runtime {show_value(self.name)}: kind") not in RUNTIME_KINDS:
+            raise SpecError(f"runtime {show_value(self.name)}: kind must be one of "
+                            f"{RUNTIME_KINDS}, got {show_value(self.kind)}")
         if self.kind == "library" and not self.split:
-            raise SpecError(f"runtime {self.name!r}: a library runtime needs its channel-split "
-                            "table (split, with its 'rule')")
+            raise SpecError(f"runtime {show_value(self.name)}: a library runtime needs its "
+                            "channel-split table (split, with its 'rule')")
         _check_split(self.name, self.split)
         _check_tables(self)
 
@@ -331,14 +331,15 @@ def _check_split(name, q):
     if not q:
         return
     if "rule" not in q:
-        raise SpecError(f"runtime {name!r}: a split table needs its 'rule' (0, 1 or 2)")
+        raise SpecError(f"runtime {show_value(name)}: a split table needs its 'rule' (0, 1 or 2)")
     rule = q["rule"]
     # a rule is a whole number: 2.0 is a wrong kind (is_int), which error_for's is_real
     # would call a value out of range
     if not is_int(rule):
-        raise kind_error(rule, f"runtime {name!r}: split rule", "0, 1 or 2")
+        raise kind_error(rule, f"runtime {show_value(name)}: split rule", "0, 1 or 2")
     if rule not in (0, 1, 2):
-        raise SpecError(f"runtime {name!r}: split rule must be 0, 1 or 2, got {rule!r}")
+        raise SpecError(f"runtime {show_value(name)}: split rule must be 0, 1 or 2, got "
+                        f"{show_value(rule)}")
     need = {1: [("byte_align", 1)] + [(("align", p), 1) for p in ("LL", "LL128", "Simple")],
             2: [("min_traffic", 1), ("cell", 0), ("ll_traffic", 1), ("task_floor", 0),
                 ("lo_ceil", 0), ("round16", 0)]}.get(rule, [])
@@ -348,7 +349,7 @@ def _check_split(name, q):
         if v is not None and is_finite(v) and v >= least \
                 and (not flag or v in (0, 1)):
             continue
-        rule_text = (f"runtime {name!r}: split rule {rule} needs {key!r} "
+        rule_text = (f"runtime {show_value(name)}: split rule {rule} needs {show_value(key)} "
                      f"{'0 or 1' if flag else f'>= {least}'}, got {show_value(v)}")
         raise SpecError(rule_text) if v is None else error_for(v, rule_text)   # None: missing
 
@@ -377,10 +378,10 @@ def _check_tables(rt):
     for field, keys in _NEEDED_KEYS.get(rt.kind, {}).items():
         table = getattr(rt, field)
         if not isinstance(table, dict):
-            raise kind_error(table, f"runtime {rt.name!r}: {field}", "a dict")
+            raise kind_error(table, f"runtime {show_value(rt.name)}: {field}", "a dict")
         missing = [repr(k) for k in keys if k not in table]
         if missing:
-            raise SpecError(f"runtime {rt.name!r}: its {field} table misses "
+            raise SpecError(f"runtime {show_value(rt.name)}: its {field} table misses "
                             f"{name_list(missing)}: a {rt.kind} runtime holds every key of the "
                             f"'nccl' profile's {field}")
 
@@ -1061,6 +1062,18 @@ def release_tag(version):
     tuner constants (:func:`runtime`), the revisions that time its run
     (:func:`revision_holds`) and the kernels it is checked against are all that tag's.
 
+    Parameters
+    ----------
+    version : str
+        An NCCL version, ``major.minor`` or ``major.minor.patch`` (``"2.28"``, ``"2.21.5"``).
+
+    Returns
+    -------
+    str
+        A tag of :data:`NCCL_RELEASE_DATES`.
+
+    Examples
+    --------
     >>> release_tag("2.28.5"), release_tag("2.21.5"), release_tag("2.28"), release_tag("2.27.1")
     ('2.28.3', '2.21.5', '2.28.3', '2.27.3')
     """
@@ -1085,6 +1098,20 @@ def revision_holds(release, revision):
     (:data:`_DEVICE_IDENTITY`) from the release's tag (:func:`release_tag`) through every
     modelled tag up to the change tag.
 
+    Parameters
+    ----------
+    release : str
+        An NCCL version (:func:`release_tag` reads it).
+    revision : tuple
+        A key of :data:`PREDICTION_REVISIONS`: ``(field, entry, tag of the change)``, the
+        field one of :data:`PREDICTION_FIELDS`.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
     >>> revision_holds("2.28.7", ("hw_latency", ("net", "nvls-tree", "Simple"), "2.28.9"))
     True
     >>> revision_holds("2.26.6", ("factors", "nvls_tree_alg_ratio", "2.28.0"))
@@ -1096,7 +1123,7 @@ def revision_holds(release, revision):
     except TypeError:                       # a tuple holding a list: no key of the table
         known = False
     if not known:
-        raise SpecError(f"{revision!r} is not a revision of fabric.PREDICTION_REVISIONS "
+        raise SpecError(f"{show_value(revision)} is not a revision of fabric.PREDICTION_REVISIONS "
                         "(a (field, key, release) key)")
     return _revision_holds(v, revision)
 
@@ -1417,6 +1444,23 @@ def nccl_release_on(date):
     not reproduced here. "Newest" is the highest version, not the latest tag: on 2023-10-10
     NCCL tagged 2.18.6 after 2.19.3, and 2.19.3 stands for that day.
 
+    Parameters
+    ----------
+    date : str or datetime.date
+        An ISO date (``"2024-09-19"``).
+
+    Returns
+    -------
+    str
+        An NCCL release tag (``"2.23.4"``).
+
+    Raises
+    ------
+    SpecError
+        For a date that does not read or precedes 2.18.3's tag.
+
+    Examples
+    --------
     >>> nccl_release_on("2024-09-19")
     '2.23.4'
     >>> nccl_release_on("2024-04-02")          # a tag's own day counts
@@ -1601,6 +1645,19 @@ def runtime_arch(fabric):
     non-NVIDIA chip, takes Hopper's tables: an assumption); a fabric without a chip is
     Blackwell when its scale-up links are NVLink5, else Hopper.
 
+    Parameters
+    ----------
+    fabric : Fabric
+        Any object with the fabric's ``chip`` (a :class:`ChipSpec` or None) and, without a
+        chip, its graph.
+
+    Returns
+    -------
+    str
+        ``"hopper"`` or ``"blackwell"``.
+
+    Examples
+    --------
     >>> from types import SimpleNamespace
     >>> from fabric import chip_spec
     >>> runtime_arch(SimpleNamespace(chip=chip_spec("gb200")))
@@ -1630,6 +1687,23 @@ def runtime(name, version=None, date=None):
     is not text (``5``, ``True``, ``version=2.28``) is a TypeError; an unknown name or
     release a SpecError.
 
+    Parameters
+    ----------
+    name : str or Runtime
+        ``"ideal"``, ``"nccl"`` (``"nccl@<version>"`` too) or ``"symmetric-memory"``
+        (:data:`RUNTIMES`).
+    version : str, optional
+        An NCCL version, for ``"nccl"`` only.
+    date : str or datetime.date, optional
+        A measurement's date: the NCCL release tagged by then, for ``"nccl"`` only.
+
+    Returns
+    -------
+    Runtime
+        Its constants, each a sourced :class:`Parameter` (seconds, bytes/s).
+
+    Examples
+    --------
     >>> runtime("nccl@2.20.5").hw_latency[("nvlink", "nvls", "Simple")]
     2.3e-05
     >>> runtime("nccl", version="2.30.7") is runtime("nccl")
@@ -1652,7 +1726,8 @@ def runtime(name, version=None, date=None):
     if "@" in key:
         key, at = key.split("@", 1)
         if version is not None:
-            raise SpecError(f"runtime {name!r} names its version; do not pass version= too")
+            raise SpecError(f"runtime {show_value(name)} names its version; do not pass "
+                            "version= too")
         version = at
     if version is not None:
         if key != "nccl":

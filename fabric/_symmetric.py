@@ -26,7 +26,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._address import MIN_PAGE_SIZE, Finding, is_int, validate_address, whole_numbers
+from ._address import (
+    MIN_PAGE_SIZE,
+    Finding,
+    is_int,
+    owned_regions,
+    validate_address,
+    whole_numbers,
+)
 from ._errors import AddressMapError, NodeError
 from ._params import Parameter
 from ._units import (
@@ -35,6 +42,7 @@ from ._units import (
     format_address,
     format_size,
     kind_error,
+    name_list,
     show_value,
     text_of,
 )
@@ -97,15 +105,28 @@ class SymmetricHeap:
 
 
 def _hbm_regions(regions):
-    out = {}
-    for r in regions:
-        if r.kind == "hbm" and r.ways == 1:
-            out.setdefault(r.owner, r)
-    return out
+    """``({chip: its own HBM region}, {chip: names of its HBM regions})`` (the second for
+    chips of several, none named ``<chip>.hbm``): :func:`fabric._address.owned_regions`."""
+    own, several = owned_regions(regions, "hbm")
+    return ({o: regions[i] for o, i in own.items()},
+            {o: [regions[i].name for i in ix] for o, ix in several.items()})
 
 
 def heap_findings(heap, fabric, regions):
-    """Every fault of a heap on a fabric's regions (``misaligned``, ``symmetric-mismatch``)."""
+    """Every fault of a heap on a fabric's regions (``misaligned``, ``symmetric-mismatch``).
+
+    Parameters
+    ----------
+    heap : SymmetricHeap
+        Its offset and size in bytes into every chip's HBM.
+    fabric : Fabric
+    regions : sequence of Region
+        The fabric's laid-out regions (:func:`layout_regions`).
+
+    Returns
+    -------
+    list of Finding
+    """
     where = heap.where or f"symmetric heap {show_value(heap.name)}"
     out = []
     a = heap.alignment
@@ -124,7 +145,7 @@ def heap_findings(heap, fabric, regions):
             out.append(Finding(code="misaligned", severity="error",
                                message=f"heap {show_value(heap.name)}: {key} {v} is not a "
                                f"multiple of the {format_size(a)} alignment", where=where))
-    hbm = _hbm_regions(regions)
+    hbm, several = _hbm_regions(regions)
     overrides = dict(heap.chips or {})
     # a failed chip keeps its rank (and its override): it is still a chip of the plan
     failed = getattr(getattr(fabric, "failures", None), "ranks", None) or {}
@@ -146,7 +167,14 @@ def heap_findings(heap, fabric, regions):
                                f"{format_address(heap.offset)}, size {format_size(heap.size)}",
                                where=where))
         reg = hbm.get(chip)
-        if reg is None:
+        if chip in several:
+            out.append(Finding(code="invalid", severity="error",
+                               message=f"heap {show_value(heap.name)}: {chip} holds "
+                               f"{len(several[chip])} HBM regions "
+                               f"({name_list([show_value(n) for n in several[chip]])}) and "
+                               f"none is named {show_value(f'{chip}.hbm')}, so its heap has "
+                               "no one place (name its own one so)", where=where))
+        elif reg is None:
             out.append(Finding(code="symmetric-mismatch", severity="error",
                                message=f"heap {show_value(heap.name)}: {chip} has "
                                "no HBM region to hold it", where=where))
@@ -183,7 +211,7 @@ class SymmetricMemory:
                 f"{f.code}: {f.message}" for f in errors[:10]))
         self.heap = heap
         self.width = address_map.width
-        hbm = _hbm_regions(address_map.regions)
+        hbm, _ = _hbm_regions(address_map.regions)
         # ranks are stable: on a degraded fabric a failed chip keeps its rank (and its
         # region, the plan being pinned) and asking for it is an error, not the next chip
         self._dead = {r: c for c, r in fabric.failures.ranks.items()}

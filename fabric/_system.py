@@ -315,6 +315,19 @@ def read_toml(text, path="<string>"):
 def read_system(text, path="<string>", *, build):
     """Read a system from TOML text; see :func:`load_system`.
 
+    Parameters
+    ----------
+    text : str
+        The TOML text of a system file (the format of :func:`load_system`).
+    path : str
+        The name findings and errors give as the file's.
+    build : callable
+        ``spec -> Fabric`` (``topologies.build``).
+
+    Returns
+    -------
+    System
+
     Examples
     --------
     >>> import topologies

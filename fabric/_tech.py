@@ -115,6 +115,18 @@ TECHNOLOGIES = {t.name: t for t in (
 def link_tech(name):
     """Return the :class:`LinkTech` called ``name`` (a ``LinkTech`` passes through).
 
+    Parameters
+    ----------
+    name : str or LinkTech
+        A technology of :data:`TECHNOLOGIES` (``"nvlink4"``, ``"nvlink5"``, ``"ib-ndr"``,
+        ``"roce-400g"``, ``"pcie5-x16"``, ...).
+
+    Returns
+    -------
+    LinkTech
+        Its bandwidth in bytes/s per direction of one link, latency in seconds, what it
+        carries, each a sourced figure.
+
     Examples
     --------
     >>> t = link_tech("nvlink4")

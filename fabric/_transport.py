@@ -217,6 +217,16 @@ TRANSPORTS = {
 def transport(name):
     """The :class:`Transport` called ``name`` (a Transport passes through).
 
+    Parameters
+    ----------
+    name : str or Transport
+        ``"loadstore"`` or ``"rdma"`` (:data:`TRANSPORTS`).
+
+    Returns
+    -------
+    Transport
+        Its per-message stages, each a sourced time in seconds.
+
     Examples
     --------
     >>> transport("rdma").name, transport("loadstore").kind
@@ -269,6 +279,16 @@ def loadstore_domains(fabric):
     own registers (MMIO) are reached by load/store over its load/store links
     (:func:`loadstore_reaches`).
 
+    Parameters
+    ----------
+    fabric : Fabric
+        Its graph (a degraded copy's: a failed link or chip can split a domain).
+
+    Returns
+    -------
+    numpy.ndarray
+        One int per node: its load/store domain's number, -1 for a NIC.
+
     Examples
     --------
     >>> import topologies
@@ -306,6 +326,17 @@ def sends_messages(fabric):
     message passing as a *native* choice; a transport asked for by name is still modelled
     on its graph, as a what-if.
 
+    Parameters
+    ----------
+    fabric : Fabric
+
+    Returns
+    -------
+    numpy.ndarray
+        One bool per node.
+
+    Examples
+    --------
     >>> import topologies
     >>> f = topologies.build("cluster-128")
     >>> bool(sends_messages(f)[f.node_index["chip0"]]), bool(sends_messages(
@@ -336,6 +367,19 @@ def loadstore_reaches(fabric, src, dst):
     would move every such rail fabric's hops and metrics for no modelled kernel (decided
     in session 27).
 
+    Parameters
+    ----------
+    fabric : Fabric
+    src, dst : sequence or numpy.ndarray of int
+        Node indices (``fabric.node_index``), one pair per position.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        One per pair.
+
+    Examples
+    --------
     >>> import topologies
     >>> f = topologies.build("rail:servers=2,gpus=2")
     >>> i = f.node_index
@@ -403,6 +447,14 @@ def transports_for(fabric, name, src, dst):
     ``name`` is a transport name or :class:`Transport`, or :data:`NATIVE` for the
     native choice per pair (:func:`reach`). A memory transport (load/store) asked
     for a pair it cannot reach is refused.
+
+    Parameters
+    ----------
+    fabric : Fabric
+    name : str or Transport
+        ``"loadstore"``, ``"rdma"``, a :class:`Transport`, or :data:`NATIVE`.
+    src, dst : sequence or numpy.ndarray of int
+        Node indices (``fabric.node_index``), one pair per position.
 
     Returns
     -------

@@ -273,6 +273,27 @@ def parse_size(value):
     A plain number is bytes. Fractional results are refused: a size is a
     whole number of bytes.
 
+    Parameters
+    ----------
+    value : str or real number
+        A number and a byte unit (``B``, ``kB`` = 1000 B, ``KiB`` = 1024 B, ... ``PiB``; a
+        space between them allowed), or a number of bytes.
+
+    Returns
+    -------
+    int
+        Bytes, >= 0.
+
+    Raises
+    ------
+    TypeError
+        For a value that is neither text nor a number (a bool included).
+    SpecError
+        For text that does not read as a size (a bit unit ``b``, an unknown unit), a
+        negative size or one that is not a whole number of bytes.
+
+    Examples
+    --------
     >>> parse_size("1.5KiB")
     1536
     >>> parse_size(4096)
@@ -290,10 +311,11 @@ def parse_size(value):
         raise SpecError(f"a size is >= 0 bytes, got {show_value(value)}")
     mult, per_byte = _byte_multiplier(unit, "size", value)
     if per_byte == 1:
-        raise SpecError(f"cannot read size {value!r}: a size is in bytes (B), not bits (b)")
+        raise SpecError(f"cannot read size {show_value(value)}: a size is in bytes (B), not "
+                        "bits (b)")
     result = _fits_float(number * mult, "size", value)
     if result != int(result):
-        raise SpecError(f"size {value!r} is not a whole number of bytes")
+        raise SpecError(f"size {show_value(value)} is not a whole number of bytes")
     return int(result)
 
 
@@ -302,6 +324,26 @@ def parse_bandwidth(value):
 
     Bits are divided by 8. A plain number is bytes per second.
 
+    Parameters
+    ----------
+    value : str or real number
+        A number and a unit of bytes (``B/s``, ``GB/s``, ``GiB/s`` ...) or bits (``b/s``,
+        ``Gb/s`` ...) per second, or a number of bytes per second.
+
+    Returns
+    -------
+    float
+        Bytes per second.
+
+    Raises
+    ------
+    TypeError
+        For a value that is neither text nor a number (a bool included).
+    SpecError
+        For text that does not read as a bandwidth (no ``/s``, an unknown unit).
+
+    Examples
+    --------
     >>> parse_bandwidth("25GB/s")
     25000000000.0
     """
@@ -309,16 +351,35 @@ def parse_bandwidth(value):
         return float(_number(value, "bandwidth"))
     number, unit = _split(value, "bandwidth")
     if not unit.endswith("/s"):
-        raise SpecError(f"cannot read bandwidth {value!r}: the unit must end in '/s'")
+        raise SpecError(f"cannot read bandwidth {show_value(value)}: the unit must end in '/s'")
     mult, per_byte = _byte_multiplier(unit[:-2], "bandwidth", value)
     if unit[:-2] == "":
-        raise SpecError(f"cannot read bandwidth {value!r}: say B/s or b/s")
+        raise SpecError(f"cannot read bandwidth {show_value(value)}: say B/s or b/s")
     return float(_fits_float(number * mult / (8 if per_byte == 1 else 1), "bandwidth", value))
 
 
 def parse_time(value):
     """Return a time in seconds from ``"0.69us"``, ``"120ns"``, ``"5.85ms"`` or a number.
 
+    Parameters
+    ----------
+    value : str or real number
+        A number and a unit (``s``, ``ms``, ``us``, ``ns``, ``ps``), or a number of seconds.
+
+    Returns
+    -------
+    float
+        Seconds.
+
+    Raises
+    ------
+    TypeError
+        For a value that is neither text nor a number (a bool included).
+    SpecError
+        For text that does not read as a time (an unknown unit).
+
+    Examples
+    --------
     >>> parse_time("120ns")
     1.2e-07
     """
@@ -326,8 +387,13 @@ def parse_time(value):
         return float(_number(value, "time"))
     number, unit = _split(value, "time")
     if unit not in _TIME:
-        raise SpecError(f"cannot read time {value!r}: unit must be one of s, ms, us, ns, ps")
+        raise SpecError(f"cannot read time {show_value(value)}: unit must be one of s, ms, us, "
+                        "ns, ps")
     return float(_fits_float(number / Fraction(_TIME[unit]), "time", value))
+
+
+#: What :func:`parse_address` takes, for the TypeError refusing another kind.
+_ADDRESS_KINDS = "an integer or text such as '0x4000_0000'"
 
 
 def parse_address(value):
@@ -337,18 +403,38 @@ def parse_address(value):
     ``0x``, one ``_`` between two digits; other scripts' digits, ``0b``/``0o`` and ``+``
     are refused.
 
+    Parameters
+    ----------
+    value : str or int
+        A byte address: text as above, or an integer (a whole float below 2**53 too).
+
+    Returns
+    -------
+    int
+        The address, >= 0.
+
+    Raises
+    ------
+    TypeError
+        For a value that is neither text nor a number (a bool included).
+    ValueError
+        For text that does not read, a negative address, a number that is not whole, or a
+        float from 2**53 (no longer exact).
+
+    Examples
+    --------
     >>> parse_address("0x1_0000")
     65536
     """
-    if isinstance(value, bool):
-        raise TypeError("address must be an integer, got a bool")
+    if is_bool(value):
+        raise kind_error(value, "address", _ADDRESS_KINDS)
     if isinstance(value, str):
         address = parse_integer(value, "address", hex=True, grouping=True, signed=True)
     else:
         try:
             address = int(value)
         except (TypeError, ValueError, OverflowError):
-            raise TypeError(f"address must be an integer, got {show_value(value)}") from None
+            raise kind_error(value, "address", _ADDRESS_KINDS) from None
         if address != value:
             raise ValueError(f"address must be a whole number, got {show_value(value)}")
         if is_float(value) and not abs(value) < 2**53:
@@ -771,10 +857,27 @@ def format_size(nbytes, binary=None):
     """Format bytes with binary or decimal prefixes, up to four significant digits; trailing
     zeros are never shown (``96GiB``, not ``96.00GiB``).
 
-    ``binary=None`` (the default) writes a size exactly where either kind of prefix can:
-    binary (``1MiB``, ``1.5KiB``) unless only decimal ones do (``10**6`` bytes is ``1MB``,
-    not ``976.6KiB``), binary where neither does. ``True`` or ``False`` picks the kind.
-    Raises TypeError for a bool or a non-number, ValueError for nan or infinity.
+    Parameters
+    ----------
+    nbytes : real number
+        Bytes.
+    binary : bool or None
+        ``None`` (the default) writes a size exactly where either kind of prefix can: binary
+        (``1MiB``, ``1.5KiB``) unless only decimal ones do (``10**6`` bytes is ``1MB``, not
+        ``976.6KiB``), binary where neither does. ``True`` or ``False`` picks the kind.
+
+    Returns
+    -------
+    str
+        The size and its unit, ``B`` with a prefix.
+
+    Raises
+    ------
+    TypeError
+        For an ``nbytes`` that is a bool or not a number, a ``binary`` that is neither a
+        bool nor None.
+    ValueError
+        For nan or infinity.
 
     Examples
     --------
@@ -786,6 +889,8 @@ def format_size(nbytes, binary=None):
     ('1048576PiB', '0B')
     """
     nbytes = _checked(nbytes, "format_size", "bytes")
+    if binary is not None:
+        binary = flag_of(binary, "format_size: binary")
     text = _format(nbytes, (_PRINTED_DECIMAL if binary is False else _PRINTED_BINARY)
                    + (("", 1),), "B")
     if binary is None and not _reads_exactly(text, nbytes):
@@ -807,10 +912,26 @@ def format_bandwidth(bytes_per_s, all_digits=False):
     """Format bytes per second with decimal prefixes (``GB/s`` is 1e9 B/s), four
     significant digits.
 
-    ``all_digits=True`` keeps trailing zeros, so every value shows four significant
-    digits: use it where bandwidths stand in a column or side by side (``64.00GB/s``
-    beside ``13.89GB/s``, not ``64GB/s``). Raises TypeError for a bool or a non-number,
-    ValueError for nan or infinity.
+    Parameters
+    ----------
+    bytes_per_s : real number
+        Bytes per second.
+    all_digits : bool
+        Keep trailing zeros, so every value shows four significant digits: use it where
+        bandwidths stand in a column or side by side (``64.00GB/s`` beside ``13.89GB/s``,
+        not ``64GB/s``).
+
+    Returns
+    -------
+    str
+        The bandwidth and its unit, ``B/s`` with a decimal prefix.
+
+    Raises
+    ------
+    TypeError
+        For a value that is a bool or not a number, an ``all_digits`` other than a bool.
+    ValueError
+        For nan or infinity.
 
     Examples
     --------
@@ -829,11 +950,29 @@ def format_bandwidth(bytes_per_s, all_digits=False):
 def format_time(seconds, all_digits=False):
     """Format seconds as s, ms, us or ns, four significant digits.
 
-    ``all_digits=True`` keeps trailing zeros, so every value shows four significant
-    digits: use it where times stand in a column or side by side (``1.400ms`` beside
-    ``2.977ms``, ``20.00us``). Times of 10,000 s and more print whole (``12345s``).
-    Raises TypeError for a bool or a non-number (and an ``all_digits`` other than a
-    bool), ValueError for nan or infinity.
+    Times of 10,000 s and more print whole (``12345s``).
+
+    Parameters
+    ----------
+    seconds : real number
+        Seconds.
+    all_digits : bool
+        Keep trailing zeros, so every value shows four significant digits: use it where
+        times stand in a column or side by side (``1.400ms`` beside ``2.977ms``,
+        ``20.00us``).
+
+    Returns
+    -------
+    str
+        The time and its unit.
+
+    Raises
+    ------
+    TypeError
+        For seconds given as a bool or not as a number; for an ``all_digits`` other than
+        a bool.
+    ValueError
+        For nan or infinity seconds.
 
     Examples
     --------
@@ -858,11 +997,32 @@ def format_address(address):
     A value far beyond any address width (more than 256 bits) is abbreviated, so
     that an error message about it stays one readable line.
 
+    Parameters
+    ----------
+    address : int
+        A byte address (numpy's integers too; a bool is not one).
+
+    Returns
+    -------
+    str
+        ``0x`` and the address's hex digits.
+
+    Raises
+    ------
+    TypeError
+        For an address that is not an integer: a float, a bool, text (:func:`parse_address`
+        reads text).
+
+    Examples
+    --------
     >>> format_address(2**40)
     '0x10000000000'
     >>> format_address(2**5000)
     '0x1000000000000000... (5001 bits)'
     """
-    if isinstance(address, int) and abs(address).bit_length() > 256:
+    if not is_int(address):
+        raise kind_error(address, "format_address: address", "an integer")
+    address = int(address)
+    if abs(address).bit_length() > 256:
         return f"{address:#x}"[:18] + f"... ({address.bit_length()} bits)"
     return f"{address:#x}"

@@ -29,8 +29,9 @@ from analysis._collectives import _timed_loop
 SOURCE_DATES = {
     "nccl-issue-1281": ("2024-05-10", ("NVIDIA/nccl issue 1281: description and maintainer reply "
                         "of 2024-05-10")),
-    "nccl-issue-1487": ("2024-10-18", ("NVIDIA/nccl issue 1487: description and maintainer reply "
-                        "('~3us') of 2024-10-18")),
+    "nccl-issue-1487": ("2024-10-18", ("NVIDIA/nccl issue 1487: the user's description of "
+                        "2024-10-18 ('nccl-tests report the expected latency (~3us)', its mode "
+                        "not stated) and the maintainer's reply the same day")),
     "nccl-issue-1984": ("2026-01-17", "NVIDIA/nccl issue 1984: description of 2026-01-17"),
     "deepep-issue-303": ("2025-07-14", "deepseek-ai/DeepEP issue 303: description of 2025-07-14"),
     "nccl-tests-issue-309": ("2025-05-22", ("NVIDIA/nccl-tests issue 309: the run log in the issue "

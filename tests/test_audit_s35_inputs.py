@@ -7,6 +7,8 @@ Each place now quotes through ``fabric._units.show_value``, the one abbreviation
 unchanged). Probes: 49 system files x (check, translate), 34 long lines before, 0 after;
 26 library plans, 11 long before.
 """
+import dataclasses
+
 import pytest
 
 import topologies
@@ -62,3 +64,24 @@ def test_a_short_name_is_quoted_whole():
     text = HEAD + REGION.replace("{N}", "r").replace("{K}", "weird")
     (f,) = [f for f in check(topologies.read_system(text)) if "kind" in f.message]
     assert "kind 'weird' is not one of" in f.message and "region 'r' [" in f.message
+
+
+@pytest.mark.parametrize("change", [
+    {"dedup": LONG}, {"kernels": (LONG, 1)}, {"cycles": ({LONG: 1}, {})},
+    {"sync_steps": ((LONG, 1),)}, {"qp_signals": (LONG, "")},
+], ids=["dedup", "kernels", "cycle-name", "sync-steps", "qp-signals"])
+def test_an_exchange_kernels_long_text_is_quoted_shortened(change):
+    # ExchangeKernel's kernels, syncs, chain, cycles ... texts came back whole (5 KB)
+    from fabric import SpecError, exchange_kernel
+    with pytest.raises(SpecError) as e:
+        dataclasses.replace(exchange_kernel("pplx"), **change)
+    assert len(str(e.value)) < 600 and "characters)" in str(e.value), str(e.value)[:300]
+
+
+@pytest.mark.parametrize("change", [{"name": LONG, "kind": "bogus"}, {"kind": LONG}],
+                         ids=["name", "kind"])
+def test_a_runtimes_long_name_is_quoted_shortened(change):
+    from fabric import SpecError, runtime
+    with pytest.raises(SpecError) as e:
+        dataclasses.replace(runtime("nccl"), **change)
+    assert len(str(e.value)) < 300 and "(5002 characters)" in str(e.value)

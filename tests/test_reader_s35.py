@@ -11,14 +11,19 @@ A system file's value of the wrong kind said its key and value twice ('layout = 
 be a str, got 5 (an int)'): the reader's 'key = value: ' prefix before kind_error's sentence,
 which names both; a size of the wrong kind named 'size' where the key was page_size, and a TOML
 date had a sentence of its own. Now kind_error's sentence alone, with the kind the key takes.
+
+The unit parsers' five remaining echoes of the text went through show_value (a 3 KB line
+each), and parse_address names a wrong kind by kind_error (numpy's True was address 1).
 """
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import numpy as np
 import pytest
 
+import fabric
 import topologies
 from analysis import paper_style, save_figure, style_path
 
@@ -91,3 +96,93 @@ _WINDOW = '[[windows]]\nhost = "host0"\nlocal_base = 0\nsize = "1GiB"\nglobal_ba
 def test_system_file_wrong_kind_says_key_and_value_once(text, said):
     findings = topologies.read_system(_HEAD + text).findings
     assert [f.message for f in findings] == [said]
+
+
+_LONG = "1" * 3000
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: fabric.parse_size(_LONG + "b"),
+     r"^cannot read size '1{39}\.\.\. \(3003 characters\): a size is in bytes \(B\), not bits"),
+    (lambda: fabric.parse_size("0." + _LONG + "B"),
+     r"^size '0\.1{37}\.\.\. \(3005 characters\) is not a whole number of bytes$"),
+    (lambda: fabric.parse_bandwidth(_LONG + "GB"), r"\(3004 characters\): the unit must end in"),
+    (lambda: fabric.parse_bandwidth(_LONG + "/s"), r"\(3004 characters\): say B/s or b/s$"),
+    (lambda: fabric.parse_time(_LONG + "xs"), r"\(3004 characters\): unit must be one of"),
+], ids=["size-bits", "size-fraction", "bandwidth-unit", "bandwidth-bare", "time-unit"])
+def test_unit_parsers_shorten_a_long_text(call, match):
+    # these five echoed the text whole (a 3 KB line), as session 34 shortened every other
+    with pytest.raises(fabric.SpecError, match=match):
+        call()
+
+
+@pytest.mark.parametrize("value, shown", [
+    (True, r"True \(a bool\)"), (np.True_, r"(np\.True_|True) \(a bool_?\)"),  # numpy 2 | 1
+    ([1], r"\[1\] \(a list\)"),
+    (None, r"None \(a NoneType\)")])
+def test_parse_address_names_a_wrong_kind(value, shown):
+    # a bool was 'got a bool' (no value), a list 'got [1]' (no kind); numpy's True was read
+    # as address 1 (numpy bools are flags: the lead's rule)
+    with pytest.raises(TypeError, match=r"^address must be an integer or text such as "
+                                        rf"'0x4000_0000', got {shown}$"):
+        fabric.parse_address(value)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: fabric.format_address(True),
+     r"^format_address: address must be an integer, got True \(a bool\)$"),
+    (lambda: fabric.format_address(1.5),
+     r"^format_address: address must be an integer, got 1\.5 \(a float\)$"),
+    (lambda: fabric.format_size(10**6, binary="no"),
+     r"^format_size: binary must be True or False, got 'no' \(a str\)$"),
+], ids=["address-bool", "address-float", "binary-str"])
+def test_formatters_name_a_wrong_kind(call, match):
+    # format_address(True) printed '0x1', 1.5 raised Python's "Unknown format code 'x'";
+    # format_size(binary='no') wrote binary prefixes (read by identity, not as a flag)
+    with pytest.raises(TypeError, match=match):
+        call()
+
+
+@pytest.mark.parametrize("spec", [5, None, ["torus:4x4"]], ids=["int", "none", "list"])
+def test_build_names_what_a_spec_may_be(spec):
+    # was parse_spec's 'a spec must be a str': build takes a fabric.Fabric too
+    with pytest.raises(TypeError, match=r"^spec must be a str \(a spec or a preset's name\) or "
+                                        r"a fabric\.Fabric, got "):
+        topologies.build(spec)
+
+
+def test_grouped_gemm_rate_reads_its_chip():
+    # a ChipSpec or a misspelt name was 'none published' (None), silently: the decode step
+    # would then price the experts by the roofline instead of the measured rate
+    import analysis
+
+    assert analysis.grouped_gemm_rate(fabric.chip_spec("b200"), "fp4", 96) == \
+        analysis.grouped_gemm_rate("b200", "fp4", 96) > 0
+    with pytest.raises(fabric.SpecError, match="^unknown chip 'b2000'"):
+        analysis.grouped_gemm_rate("b2000", "fp4", 96)
+
+
+@pytest.mark.parametrize("where, hot, match", [
+    (16, [0, True], r"^hot\[1\] must be a rank \(an integer\), got True \(a bool\)$"),
+    (16, [[1, 2]], r"^hot\[0\] must be a rank \(an integer\), got \[1, 2\] \(a list\)$"),
+    (16, 1.5, r"^hot must be a rank \(an integer\), or a sequence of them, got 1\.5"),
+    (16, ["chip2"], r"^hot\[0\] must be a rank \(an integer\), got 'chip2' \(a str\)$"),
+    ("torus:4x4", [0, np.True_], r"^hot\[1\] must be a rank \(an integer\) or a chip's name, "),
+    ("torus:4x4", np.array([1.0]), r"^hot\[0\] must be a rank \(an integer\) or a chip's name, "),
+], ids=["bool-in-list", "nested", "float", "name-without-fabric", "numpy-bool", "float-array"])
+def test_hot_of_the_wrong_kind_is_a_type_error(where, hot, match):
+    # review S35-R1: a wrong kind was a NodeError, and [0, True] / [[1, 2]] with n ranks were
+    # read as ranks 0 and 1 (numpy's asarray) without a word
+    import analysis
+
+    base = where if isinstance(where, int) else topologies.build(where)
+    with pytest.raises(TypeError, match=match):
+        analysis.traffic(base, "hotspot", hot=hot)
+
+
+def test_hot_out_of_range_is_quoted_shortened():
+    import analysis
+
+    with pytest.raises(fabric.NodeError, match=r"^hot ranks must lie in 0\.\.15, got \[100, 101, "
+                                               r".*\.\.\. \(\d+ characters\)$"):
+        analysis.traffic(16, "hotspot", hot=list(range(100, 1100)))

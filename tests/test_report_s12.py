@@ -80,19 +80,25 @@ def test_lines_that_part_somewhere_are_not_said_to_coincide():
 
 def test_the_all_to_all_against_nccl_says_where_the_runtime_model_misses():
     # s12 reader: "below 3.5x at every size" for all-to-all rests on NCCL's small
-    # all-to-all, the runtime model's worst held-out collective row (faster than measured):
-    # the finding says so while that row is still missed on the fast side, and not after
+    # all-to-all, the runtime model's worst held-out collective match (faster than
+    # measured; the finding names the playbook's row): the finding says so while the worst
+    # held-out collective row is a small all-to-all missed on the fast side and the
+    # playbook's row is still missed on the fast side, and not after. Session 35: NVIDIA's
+    # collector's small all-to-all rows (aic-nccl-*-a2a-*) miss further, the same way
     import fidelity
 
     from analysis._report_findings import symmetric_runtime_findings
+    from fabric import parse_size
 
-    row = next(r for r in fidelity.heldout_rows()
-               if r["id"] == "hfplaybook-h100-alltoall-minlat")
+    heldout = fidelity.heldout_rows()
+    row = next(r for r in heldout if r["id"] == "hfplaybook-h100-alltoall-minlat")
     (result,) = fidelity.evaluate([row])
-    collective = [r for r in fidelity.evaluate(fidelity.heldout_rows())
+    collective = [r for r in fidelity.evaluate(heldout)
                   if fidelity.is_collective(r) and r.error < float("inf")]
-    still_worst_and_fast = (result.ratio < 1 / 1.25
-                            and result.error == max(r.error for r in collective))
+    worst = max(collective, key=lambda r: r.error)
+    size = parse_size(next(r["size"] for r in heldout if r["id"] == worst.id))
+    still_worst_and_fast = (result.ratio < 1 / 1.25 and worst.op == "all-to-all"
+                            and worst.ratio < 1 / 1.25 and size <= 64 * 2**10)
     rows = [{"system": "s", "op": op, "size_bytes": n, "ratio": 1.5,
              "symmetric_time_s": 2e-6, "nccl_time_s": 3e-6}
             for op in ("all-reduce", "all-to-all") for n in (1024, 2048)]

@@ -200,7 +200,9 @@ def rail_optimized(servers, gpus_per_server=8, *, spines=None, scaleup_tech="nvl
         ``servers`` not above ``gpus_per_server``.
     scaleup_tech, scaleup_links
         Scale-up link technology and links per GPU (H100: 18 NVLink4 links,
-        450 GB/s per direction; NVIDIA/nccl-tests issue 212).
+        450 GB/s per direction; NVIDIA/nccl-tests issue 212). ``"nvlink4"`` whatever the
+        chip: ``chip`` does not change it (a B200 or GB200 server's is ``"nvlink5"``:
+        spec ``scaleup=nvlink5``).
     nic_tech : default "ib-ndr"
         NIC-to-leaf and leaf-to-spine links (400 Gb/s).
     pcie_tech : default "pcie5-x16"
@@ -208,7 +210,8 @@ def rail_optimized(servers, gpus_per_server=8, *, spines=None, scaleup_tech="nvl
     reduction : bool, default False
         Whether the scale-up switch reduces in the network (NVLink SHARP).
     chip, name
-        As for :func:`fat_tree`.
+        As for :func:`fat_tree`: the GPUs' memory and FLOP/s, never the links
+        (``scaleup_tech`` and ``nic_tech`` set those).
     nic_share : int, optional
         GPUs (and as many NICs) that reach one another's NICs at the best path type: under
         one PCIe switch of the server board, or on one Grace CPU. 1 when each GPU and its NIC

@@ -157,6 +157,20 @@ def hypermesh(shape, connect="full", *, links=1, tech="cofabric", chips_per_host
 def torus(shape, *, links=1, tech="cofabric", chips_per_host=None, chip=None, name=None):
     """A torus: :func:`hypermesh` with every dimension a ring.
 
+    Parameters
+    ----------
+    shape : sequence of int
+        Chips per dimension, each >= 1 (ranks with dimension 0 fastest).
+    links, tech, chips_per_host, chip, name
+        As for :func:`hypermesh`: parallel links per adjacency (per dimension), the link
+        technology, chips per host domain, the chip, the fabric's name.
+
+    Returns
+    -------
+    fabric.Fabric
+
+    Examples
+    --------
     >>> torus((8, 8, 8)).graph.number_of_edges()
     1536
     """
@@ -168,6 +182,13 @@ def torus(shape, *, links=1, tech="cofabric", chips_per_host=None, chip=None, na
 def mesh(shape, *, links=1, tech="cofabric", chips_per_host=None, chip=None, name=None):
     """A mesh: :func:`hypermesh` with every dimension a line.
 
+    Parameters
+    ----------
+    shape, links, tech, chips_per_host, chip, name
+        As for :func:`torus`.
+
+    Examples
+    --------
     >>> mesh((4, 4, 4)).graph.number_of_edges()
     144
     """

@@ -21,6 +21,12 @@ spec                        builder call
 ``sd200-ultra:chip=h100``   the preset with another chip (the fabric unchanged)
 =========================  =====================================================
 
+``chip=`` sets the compute chip (its memory, HBM bandwidth and FLOP/s) and never the
+fabric, in every family and preset: its links stay the family's (``tech=``, or on ``rail``
+``scaleup=`` and ``nic=``). So ``rail:servers=2,gpus=8,chip=b200`` is B200s on NVLink4,
+the rail default; a B200 server is ``hgx-b200``, a cluster of them
+``rail:...,chip=b200,scaleup=nvlink5``.
+
 Examples
 --------
 >>> build("torus:4x4x4").n_endpoints
@@ -38,7 +44,7 @@ fabric.SpecError: 'fattree:k=7': fat-tree k must be even and >= 2, got k=7
 """
 
 from fabric import Fabric, SpecError
-from fabric._units import is_numeral, show_value, text_of
+from fabric._units import is_numeral, kind_error, show_value, text_of
 
 from ._clos import fat_tree, leaf_spine, rail_optimized
 from ._hypermesh import hypermesh, mesh, torus
@@ -119,6 +125,30 @@ FAMILIES = {
 def parse_spec(spec):
     """Split a spec string into ``(family, {builder keyword: value})``.
 
+    Parameters
+    ----------
+    spec : str
+        ``"family:options"``: a family of :data:`FAMILIES` (``hypermesh``, ``torus``,
+        ``mesh``, ``fattree``, ``leafspine``, ``rail``, ``switch``, ``dragonfly``), then
+        comma-separated ``key=value`` options, the first of which may be given bare (the
+        family's positional one: ``torus:8x8x8`` is ``shape=8x8x8``). Values carry their
+        units (``400Gb/s``, ``0.69us``).
+
+    Returns
+    -------
+    tuple
+        The family's name and a dict from its builder's keywords to the values read.
+
+    Raises
+    ------
+    TypeError
+        For a spec that is not a str.
+    SpecError
+        For an unknown family or option, an option given twice, a value that does not read,
+        or a missing positional option.
+
+    Examples
+    --------
     >>> parse_spec("hypermesh:8x4x4,connect=switch")
     ('hypermesh', {'shape': (8, 4, 4), 'connect': 'switch'})
     """
@@ -166,8 +196,23 @@ _EXAMPLES = {"hypermesh": "hypermesh:4x4x8", "torus": "torus:8x8x8", "mesh": "me
 def build(spec):
     """Build the Fabric a spec string or preset name describes (a Fabric passes through).
 
+    Parameters
+    ----------
+    spec : str or fabric.Fabric
+        A preset's name (``"sd200-ultra"``, ``"cluster-128"``, ...; :data:`PRESETS`), a preset
+        with options (``"sd200-ultra:chip=h100"``), or a family and its options
+        (``"torus:8x8x8"``, ``"fattree:k=8"``, ``"rail:servers=16,gpus=8"``; :func:`parse_spec`).
+        Case and surrounding spaces are ignored.
+
+    Returns
+    -------
+    fabric.Fabric
+        A new fabric (``spec`` itself when it is one).
+
     Raises
     ------
+    TypeError
+        For a spec that is neither a str nor a Fabric.
     SpecError
         Naming the spec and what is wrong with it.
 
@@ -181,9 +226,11 @@ def build(spec):
     """
     if isinstance(spec, Fabric):
         return spec
-    if isinstance(spec, str) and spec.strip().lower() in PRESETS:
+    if not isinstance(spec, str):
+        raise kind_error(spec, "spec", "a str (a spec or a preset's name) or a fabric.Fabric")
+    if spec.strip().lower() in PRESETS:
         return PRESETS[spec.strip().lower()]()
-    if isinstance(spec, str) and spec.partition(":")[0].strip().lower() in PRESETS:
+    if spec.partition(":")[0].strip().lower() in PRESETS:
         return _preset_with_chip(spec)
     try:
         family, kwargs = parse_spec(spec)
