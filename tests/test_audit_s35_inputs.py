@@ -120,3 +120,16 @@ def test_a_library_arguments_long_text_is_quoted_shortened(name):
     with pytest.raises(SpecError) as e:
         _analysis_calls()[name]()
     assert len(str(e.value)) < 600 and "characters)" in str(e.value), str(e.value)[:300]
+
+
+@pytest.mark.parametrize("build", [
+    lambda: topologies.build("torus:" + "4x" * 2000 + "4"),        # 4009-char spec, 1205 digits
+    lambda: topologies.hypermesh((2048, 2048), name=LONG),          # a long name over the limit
+], ids=["2000-dimension-spec", "long-name"])
+def test_a_build_over_the_size_limit_says_so_on_a_line(build):
+    """topologies._common.check_size quoted the spec (or the name given) and the count whole:
+    a 5.7 KB line for a 2000-dimension torus (lead, session 35's stop check)."""
+    from fabric import SpecError
+    with pytest.raises(SpecError, match="the limit is 1,048,576") as info:
+        build()
+    assert len(str(info.value)) < 400, len(str(info.value))
