@@ -732,6 +732,7 @@ def applicable_algorithms(fabric, op, ranks=None, transport=None, traffic=None):
     >>> ok["in-switch"] is None, ok["hierarchical"][:41]
     (True, 'hierarchical needs a hypermesh/torus grid')
     """
+    fabric = fabric_arg(fabric)
     op = normalize_op(op)
     nodes, idx = resolve_ranks(fabric, ranks)
     tr = _transport_spec(transport)

@@ -145,6 +145,7 @@ import numpy as np
 from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
 from fabric._address import whole_numbers
 from fabric._arrays import check_length, real_array
+from fabric._fabric import fabric_arg
 from fabric._memo import fabric_memo
 from fabric._runtime import release_on
 from fabric._schema import MAX_BYTES
@@ -1769,6 +1770,7 @@ def instance_chips(fabric, chips, *, equal_domains=False, tp=1):
     >>> instance_chips(node, 6)                  # chips 5, 6 cannot reach chips 1, 2
     (0, 1, 2, 3, 4, 7)
     """
+    fabric = fabric_arg(fabric)
     chips = _check_instance_chips(fabric, chips)
     equal_domains = flag_of(equal_domains, "equal_domains")
     tp = _check_tp(tp, chips)
@@ -2108,6 +2110,7 @@ def idle_chips(fabric, chips, *, equal_domains=False, tp=1):
     >>> idle_chips(node, 6), idle_chips(node, 4)   # 0-4 + 7 one copy; 0-3 and 4-7 two
     (2, 0)
     """
+    fabric = fabric_arg(fabric)
     chips = _check_chips(chips)
     equal_domains = flag_of(equal_domains, "equal_domains")
     tp = _check_tp(tp, chips)
@@ -2702,6 +2705,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     ...
     fabric.SpecError: layout: tp=3 does not divide the 64 attention heads of kimi-k2
     """
+    fabric = fabric_arg(fabric)
     parameters = flag_of(parameters, "parameters")
     s = _settings(model, fabric, batch=batch, context=context, layout=layout,
                   tokens_per_sequence=tokens_per_sequence, transport=transport,

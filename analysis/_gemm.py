@@ -61,7 +61,7 @@ True
 
 import itertools
 
-from fabric import GENERATIONS, MATH_FORMATS, Parameter, SpecError, chip_spec
+from fabric import GENERATIONS, MATH_FORMATS, ChipSpec, Parameter, SpecError, chip_spec
 from fabric._units import error_for, is_finite, show_value
 
 from ._gemm_measured import lower_envelope
@@ -497,6 +497,8 @@ def _module_key(chip, math, backend, shape, etp, ep, tokens):
         raise SpecError(f"math format must be one of {MATH_FORMATS}, got {show_value(math)}")
     if not is_finite(tokens) or not tokens >= 0:
         raise error_for(tokens, f"tokens must be a number >= 0, got {show_value(tokens)}")
+    if isinstance(chip, ChipSpec):      # a ChipSpec was looked up as a key: 'none measured'
+        chip = chip.name                # (a name is taken as given: a user's own chip has one)
     key = (_MOE_MODULE_CHIPS.get(chip), math, backend)
     env = _MOE_MODULE_ENVELOPES.get((key, (etp, ep)))
     if env is None or tuple(shape) != MEASURED_MOE_SHAPE or not env[0][0] <= tokens <= env[-1][0]:
@@ -515,8 +517,9 @@ def moe_module_time(chip, math, shape, etp, ep, tokens, backend="cutlass"):
 
     Parameters
     ----------
-    chip : str
-        The chip's name (``"b200"``, ``"h200"``, ``"gb200"``).
+    chip : str or fabric.ChipSpec
+        The chip or its name (``"b200"``, ``"h200"``, ``"gb200"``; a chip of the user's own
+        making by its name: None, nothing measured).
     math : str
         The experts' math format.
     shape : tuple of int

@@ -246,7 +246,8 @@ def prefill_gemm_efficiency(chip, math, part, efficiency=None):
 
     Parameters
     ----------
-    chip : fabric.ChipSpec
+    chip : str or fabric.ChipSpec
+        The chip (:func:`fabric.chip_spec` reads a name).
     math : str
         The GEMM's math format.
     part : str
@@ -459,7 +460,8 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
         An ownership tier of :data:`TCO`: ``"own-hyperscaler"``, ``"own-neocloud"`` or
         ``"rent-3yr"``.
     gpu : str, optional
-        A key of :data:`TCO`; default the fabric's chip.
+        A key of :data:`TCO`; default the system's own row where the table has one
+        (``nvl72``, ``gb200-nvl72`` ...), else the fabric's chip.
     chip_price : float, optional
         US dollars per chip, as above.
     kw_per_gpu : float, optional
@@ -1733,6 +1735,7 @@ def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTIO
     >>> [x for x in candidate_layouts("kimi-k2", rack) if x.startswith("tp=8")]  # 7, 23 idle
     ['tp=8,dp=1', 'tp=8,dp=1,etp=8', 'tp=8,dp=3']
     """
+    fabric = fabric_arg(fabric)
     m = model_config(model)
     chip = fabric_chip(fabric, chip)
     usable_hbm = check_fraction("usable_hbm", usable_hbm, 0, 1, lo_open=True)
@@ -2146,9 +2149,8 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
                   **decode_kwargs):
     """One serving point (see the module docstring); raises if it does not fit in HBM.
 
-    Parameters are those of :func:`serving_frontier`, for one ``batch`` (users per
-    instance), one ``layout`` and one speculative setting (``draft_length``,
-    ``acceptance``: default :data:`MTP_ACCEPTANCE`).
+    One ``batch`` (users per instance), one ``layout`` and one speculative setting of
+    :func:`serving_frontier`'s sweep (``acceptance``'s default :data:`MTP_ACCEPTANCE`).
 
     Parameters
     ----------
@@ -2172,12 +2174,15 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
     ServingPoint
         Tokens/s per user and per GPU, the per-token time in seconds and its parts.
 
+    Examples
+    --------
     >>> import topologies
     >>> f = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
     >>> p = serving_point("kimi-k2", f, isl=1024, osl=1024, batch=8, layout="tp=8")
     >>> abs(sum(p.breakdown.values()) - p.tpot) < 1e-12, p.fits
     (True, True)
     """
+    fabric = fabric_arg(fabric)
     m = model_config(model)
     fr = _Sweep(m, fabric, isl=isl, osl=osl, mode=mode, definition=definition,
                 prefill_efficiency=prefill_efficiency, usable_hbm=usable_hbm,

@@ -329,6 +329,8 @@ def interleave_target(offset, ways, granularity):
         Unless ``offset`` is in ``[0, 2**62)`` and ``ways`` and ``granularity`` follow
         :func:`check_interleave`.
 
+    Examples
+    --------
     >>> interleave_target(5 * 256 + 7, 4, 256)
     (1, 263)
     >>> interleave_target(-1, 4, 256)

@@ -336,11 +336,11 @@ def _unit_for(fabric, owner, dead, idx):
     if owner in dead:
         return None
     if owner in fabric.graph:
-        return (repr(owner), (owner,), False) if owner in idx else None
+        return (show_value(owner), (owner,), False) if owner in idx else None
     chips = tuple(c for c in fabric.domains.get(owner, ()) if c not in dead and c in idx)
     if not chips:
         return None
-    label = (repr(chips[0]) if len(chips) == 1
+    label = (show_value(chips[0]) if len(chips) == 1
              else f"any chip of {owner} ({name_list([show_value(c) for c in chips])})")
     return label, chips, True
 

@@ -556,12 +556,15 @@ def fabric_arg(value, what="fabric"):
     """``value`` where a :class:`Fabric` is due, else a TypeError naming ``what``: a spec or
     preset name (a str) is not built here, and the message says what builds it (``'torus:4x4'``
     gave "'str' object has no attribute 'graph'", naming nothing). The one check of a fabric
-    argument at the public functions that take one.
+    argument at the public functions that take one (but fabric's route, route_many,
+    layout_regions and loadstore_domains, whose modules this one imports: a str there is
+    still Python's AttributeError).
 
     >>> fabric_arg("torus:4x4")
     Traceback (most recent call last):
     ...
-    TypeError: fabric must be a fabric.Fabric (topologies.build makes one from a spec or a preset's name), got 'torus:4x4' (a str)
+    TypeError: fabric must be a fabric.Fabric (topologies.build makes one from a spec or a
+    preset's name), got 'torus:4x4' (a str)
     """
     if not isinstance(value, Fabric):
         raise kind_error(value, what, "a fabric.Fabric (topologies.build makes one from a spec "

@@ -113,7 +113,8 @@ def _hbm_regions(regions):
 
 
 def heap_findings(heap, fabric, regions):
-    """Every fault of a heap on a fabric's regions (``misaligned``, ``symmetric-mismatch``).
+    """Every fault of a heap on a fabric's regions (``misaligned``, ``symmetric-mismatch``,
+    ``invalid``).
 
     Parameters
     ----------
