@@ -217,6 +217,7 @@ from ._units import (
     items_of,
     kind_error,
     sequence_of,
+    show_value,
 )
 
 __all__ = ["ECMP_MODES", "POLICIES", "Router", "route", "route_many"]
@@ -415,8 +416,11 @@ class Router:
         if w.ndim and w.shape != s.shape:
             raise ValueError(f"nbytes must be a scalar or have the length of src ({len(s)}), "
                              f"got shape {w.shape}")
-        if (w < 0).any() or not np.isfinite(w).all():
-            raise ValueError("nbytes must be finite and >= 0")
+        bad = np.flatnonzero(~(np.isfinite(w) & (w >= 0)))
+        if bad.size:                    # name the value (the first of an array's, and how many)
+            got = (show_value(nbytes) if not w.ndim else
+                   f"nbytes[{bad[0]}] = {show_value(float(w[bad[0]]))} ({bad.size} of {w.size})")
+            raise ValueError(f"nbytes must be finite and >= 0, got {got}")
         return s, d, np.broadcast_to(w, s.shape)
 
     # -- the contract ----------------------------------------------------------------

@@ -164,3 +164,14 @@ def test_moe_module_time_takes_a_chip_as_its_name():
     assert by_name is not None
     assert moe_module_time(chip_spec("b200"), *args, backend="trtllm") == by_name
     assert moe_module_time("toy", *args, backend="trtllm") is None
+
+
+def test_a_refused_byte_count_is_named():
+    """Router's nbytes check said 'nbytes must be finite and >= 0' naming no value (review's
+    Left, session 35): now the value, or an array's first bad entry and how many."""
+    import numpy as np
+    r = topologies.build("torus:4x4").router
+    with pytest.raises(ValueError, match=r"got -5$"):
+        r.loads(0, 1, nbytes=-5)
+    with pytest.raises(ValueError, match=r"got nbytes\[1\] = -2.0 \(2 of 3\)$"):
+        r.loads([0, 1, 2], [1, 2, 3], nbytes=[1, -2, np.nan])
