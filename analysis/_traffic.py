@@ -155,11 +155,12 @@ def _hot_positions(fabric_or_n, n, hot):
     due = "a rank (an integer)" + (" or a chip's name" if fabric is not None else "")
     if isinstance(hot, Mapping):            # its keys are no list of ranks: {1: 2} read as [1]
         raise kind_error(hot, "hot", f"{due}, or a sequence of them")
-    for i, x in enumerate([hot] if items is None else items):
+    bare = items is None
+    items = [hot] if bare else items
+    for i, x in enumerate(items):
         if not (is_int(x) or fabric is not None and isinstance(x, str)):
-            raise kind_error(x, *(("hot", f"{due}, or a sequence of them") if items is None
+            raise kind_error(x, *(("hot", f"{due}, or a sequence of them") if bare
                                   else (f"hot[{i}]", due)))
-    items = [hot] if items is None else items
     if not items or fabric is None and not all(0 <= x < n for x in items):
         raise NodeError(f"hot ranks must lie in 0..{n - 1}, got {show_value(hot)}")
     pos = None if fabric is None else {c: i for i, c in enumerate(fabric.endpoints)}
