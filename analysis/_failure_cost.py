@@ -8,7 +8,7 @@ import dataclasses
 
 import numpy as np
 
-from fabric._fabric import fabric_arg
+from fabric._fabric_arg import fabric_arg
 from fabric._units import flag_of
 
 from ._throughput import throughput

@@ -91,7 +91,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from ._errors import SpecError
-from ._fabric import fabric_arg
+from ._fabric_arg import fabric_arg
 from ._params import Parameter
 from ._units import show_value, text_of
 

@@ -66,6 +66,7 @@ import types
 import networkx as nx
 
 from ._errors import AddressMapError, NodeError, RoutingError
+from ._fabric_arg import fabric_arg
 from ._units import is_int, name_list, sequence_of, show_value
 
 __all__ = ["Failures", "without"]
@@ -353,6 +354,7 @@ def without(fabric, links=(), chips=(), lanes=()):
     ...
     fabric.NodeError: torus:4x4,links=2 without 1 link: cannot fail link ('chip1', 'chip0'): it has already failed
     """
+    fabric = fabric_arg(fabric)
     if _one_pair(fabric, links):
         links = [links]  # one link given bare
     if isinstance(chips, str) or is_int(chips) or _names_a_node(fabric, chips):

@@ -1,0 +1,33 @@
+"""Session 36 (audit): bad arguments that were answered wrongly or named nothing.
+
+A spec string where a fabric is due gave Python's AttributeError at the public functions of
+the modules ``fabric._fabric`` imports (``'str' object has no attribute 'graph'``): their
+modules could not import the one check, ``fabric_arg``, without an import cycle. It now lives
+in the leaf module ``fabric._fabric_arg``, which every module imports.
+"""
+import pytest
+
+import fabric
+from fabric import SymmetricHeap
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: fabric.route(x, 0, 1),
+    lambda x: fabric.route_many(x, [0], [1]),
+    lambda x: fabric.Router(x),
+    lambda x: fabric.loadstore_domains(x),
+    lambda x: fabric.sends_messages(x),
+    lambda x: fabric.loadstore_reaches(x, [0], [1]),
+    lambda x: fabric.reach(x, 0, 1),
+    lambda x: fabric.transports_for(x, "native", [0], [1]),
+    lambda x: fabric.without(x, chips=[0]),
+    lambda x: fabric.layout_regions(x),
+    lambda x: fabric.heap_findings(SymmetricHeap(size=2**21), x, []),
+], ids=["route", "route_many", "Router", "loadstore_domains", "sends_messages",
+        "loadstore_reaches", "reach", "transports_for", "without", "layout_regions",
+        "heap_findings"])
+@pytest.mark.parametrize("value", ["torus:4x4", None])
+def test_a_spec_where_a_fabric_is_due_says_what_builds_it(call, value):
+    with pytest.raises(TypeError, match=r"^fabric must be a fabric\.Fabric \(topologies\.build "
+                                        r"makes one from a spec or a preset's name\), got "):
+        call(value)
