@@ -31,3 +31,15 @@ def test_a_spec_where_a_fabric_is_due_says_what_builds_it(call, value):
     with pytest.raises(TypeError, match=r"^fabric must be a fabric\.Fabric \(topologies\.build "
                                         r"makes one from a spec or a preset's name\), got "):
         call(value)
+
+
+@pytest.mark.parametrize("value", [None, 5, ["dgx-h100"], "spec"])
+def test_rack_chips_of_no_fabric_is_refused(value):
+    """rack_chips read ``getattr(f, 'assumptions', ())``: anything but a str (None, a list, a
+    parsed spec) was a fabric stating no density, the book's 72 chips a rack, silently
+    (review, session 36)."""
+    import topologies
+    if value == "spec":
+        value = topologies.parse_spec("torus:4x4")
+    with pytest.raises(TypeError, match=r"^f must be a fabric\.Fabric \(topologies\.build"):
+        fabric.rack_chips(value)
