@@ -43,3 +43,26 @@ def test_rack_chips_of_no_fabric_is_refused(value):
         value = topologies.parse_spec("torus:4x4")
     with pytest.raises(TypeError, match=r"^f must be a fabric\.Fabric \(topologies\.build"):
         fabric.rack_chips(value)
+
+
+@pytest.mark.parametrize("call, what", [
+    (lambda m: fabric.chip_spec("b200").peak(m), "math format"),
+    (lambda m: __import__("analysis").gemm_compute_efficiency("hopper", m, "dense"),
+     "math format"),
+    (lambda m: __import__("analysis").grouped_gemm_rate("b200", m, 96), "math format"),
+    (lambda m: __import__("analysis").moe_module_time("b200", m, (7168, 2048, 256, 8), 1, 8,
+                                                      16), "math format"),
+    (lambda m: __import__("analysis").WeightFormat("w", 4, 0, 1, "s", math=m),
+     "weight format 'w': math"),
+], ids=["peak", "gemm_compute_efficiency", "grouped_gemm_rate", "moe_module_time",
+        "WeightFormat"])
+def test_a_math_format_is_checked_in_one_place(call, what):
+    """The math format was checked in six places (analysis._gemm three times, ChipSpec.peak
+    and tensor_flops, WeightFormat.math), now fabric._chips.check_math_format: a wrong kind
+    is a TypeError (was a SpecError, 'got 5'), a long name is shortened (peak quoted 5,000
+    characters whole)."""
+    with pytest.raises(TypeError, match=f"^{what} must be a str, got 5 \\(an int\\)$"):
+        call(5)
+    with pytest.raises(fabric.SpecError, match=f"^{what} must be one of ") as info:
+        call("x" * 5000)
+    assert len(str(info.value)) < 200
