@@ -66,3 +66,16 @@ def test_a_math_format_is_checked_in_one_place(call, what):
     with pytest.raises(fabric.SpecError, match=f"^{what} must be one of ") as info:
         call("x" * 5000)
     assert len(str(info.value)) < 200
+
+
+def test_failure_cost_names_this_calls_failures_on_a_degraded_fabric():
+    """The label was the degraded name less the fabric's; names count every failure since
+    the build, so on a degraded fabric it read 'torus:4x4 without 2 links' whole (or 'and 1
+    node' when the prefix happened to match)."""
+    import topologies
+    from analysis import failure_cost
+    g = topologies.build("torus:4x4").without(links=[("chip0", "chip1")])
+    assert failure_cost(g, links=[("chip2", "chip3")]).failure == "without 1 link"
+    g2 = g.without(links=[("chip2", "chip3")])
+    assert failure_cost(g2, chips=["chip8"]).failure == "without 1 node"
+    assert failure_cost(g2).failure == "nothing"
