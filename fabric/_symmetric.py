@@ -162,7 +162,7 @@ def heap_findings(heap, fabric, regions):
     hbm, several = _hbm_regions(regions)
     overrides = dict(heap.chips or {})
     # a failed chip keeps its rank (and its override): it is still a chip of the plan
-    failed = getattr(getattr(fabric, "failures", None), "ranks", None) or {}
+    failed = fabric.failures.ranks
     for chip in overrides:
         if chip not in fabric.rank_of and chip not in failed:
             out.append(Finding(code="invalid", severity="error",
