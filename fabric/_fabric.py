@@ -447,6 +447,9 @@ class Fabric(FabricBase):
                 raise NodeError(f"{self.name}: {show_value(x)} is a host domain, not a node (the "
                                 f"model has no host nodes): name its chips "
                                 f"({name_list(self.domains[x])})")
+            elif self.intact is not None and x in self.intact.domains:     # every chip failed
+                raise NodeError(f"{self.name}: {show_value(x)} is a host domain whose chips have "
+                                f"all failed ({name_list(self.intact.domains[x])})")
             else:
                 raise NodeError(f"{self.name}: no node called {show_value(x)}")
         if is_int(x):

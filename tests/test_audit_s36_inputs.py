@@ -79,3 +79,13 @@ def test_failure_cost_names_this_calls_failures_on_a_degraded_fabric():
     g2 = g.without(links=[("chip2", "chip3")])
     assert failure_cost(g2, chips=["chip8"]).failure == "without 1 node"
     assert failure_cost(g2).failure == "nothing"
+
+
+def test_a_host_domain_whose_chips_all_failed_is_named_so():
+    """fabric.without drops a host domain whose chips all failed; naming it then said "no
+    node called 'host1'" (while one chip lived: "'host1' is a host domain, not a node")."""
+    import topologies
+    g = topologies.build("torus:3x3,hosts=3").without(chips=["chip3", "chip4", "chip5"])
+    with pytest.raises(fabric.NodeError, match=r"'host1' is a host domain whose chips have all "
+                                                r"failed \(chip3, chip4 and chip5\)$"):
+        g.node("host1")
