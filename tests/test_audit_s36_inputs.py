@@ -89,3 +89,22 @@ def test_a_host_domain_whose_chips_all_failed_is_named_so():
     with pytest.raises(fabric.NodeError, match=r"'host1' is a host domain whose chips have all "
                                                 r"failed \(chip3, chip4 and chip5\)$"):
         g.node("host1")
+
+
+def test_a_fabric_degraded_in_two_calls_explains_an_island_as_one_call_does():
+    """An island or a chip cut off by failures of two calls was explained by the second
+    call's failures only: fattree:k=4's chip14 and chip15 after (link edge3.1-agg3.0,
+    edge3.0) then agg3.1 read 'node agg3.1 failed', one call with all three also named the
+    link (fabric._failures._bordering: every failed element next to the component)."""
+    import topologies
+    f = topologies.build("fattree:k=4")
+    one = f.without(links=[("edge3.1", "agg3.0")], chips=["edge3.0", "agg3.1"])
+    two = f.without(links=[("edge3.1", "agg3.0")], chips=["edge3.0"]).without(chips=["agg3.1"])
+    want = ((("chip14", "chip15"), ("link edge3.1-agg3.0", "node agg3.1")),)
+    assert one.failures.islands == two.failures.islands == want
+    g = topologies.build("dragonfly:a=2,h=1")
+    one = g.without(links=[("r0.0", "r1.0"), ("r0.0", "r0.1"), ("chip0", "r0.0")])
+    two = g.without(links=[("r0.0", "r1.0"), ("r0.0", "r0.1")]).without(
+        links=[("chip0", "r0.0")])
+    assert dict(one.failures.cut_off) == dict(two.failures.cut_off) == {
+        "chip0": ("link chip0-r0.0",)}
