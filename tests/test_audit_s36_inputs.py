@@ -108,3 +108,13 @@ def test_a_fabric_degraded_in_two_calls_explains_an_island_as_one_call_does():
         links=[("chip0", "r0.0")])
     assert dict(one.failures.cut_off) == dict(two.failures.cut_off) == {
         "chip0": ("link chip0-r0.0",)}
+
+
+@pytest.mark.parametrize("plan", ["x", {}, 0])
+def test_layout_regions_of_no_plan_is_refused(plan):
+    """layout_regions(f, 'x') was "'str' object has no attribute 'layout'"; now the one plan
+    check (fabric._plan.plan_arg, Fabric's address_plan and check() ask it too) (reader)."""
+    import topologies
+    f = topologies.build("torus:2x2,chip=h100")
+    with pytest.raises(TypeError, match=r"^plan must be an AddressPlan or None, got "):
+        fabric.layout_regions(f, plan)
