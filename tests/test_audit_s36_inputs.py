@@ -118,3 +118,21 @@ def test_layout_regions_of_no_plan_is_refused(plan):
     f = topologies.build("torus:2x2,chip=h100")
     with pytest.raises(TypeError, match=r"^plan must be an AddressPlan or None, got "):
         fabric.layout_regions(f, plan)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda f: fabric.Router(f, policy=__import__("numpy").array([1, 2])),
+     r"^policy must be a str, got array"),
+    (lambda f: fabric.Router(f, ecmp=5), r"^ecmp must be a str, got 5 \(an int\)$"),
+    (lambda f: fabric.heap_findings("x", f, []), r"^heap must be a fabric\.SymmetricHeap, got "),
+    (lambda f: __import__("analysis").failure_cost(f, label=__import__("numpy").array([1, 2])),
+     r"^label must be a str or None, got array"),
+], ids=["policy-array", "ecmp-int", "heap-str", "label-array"])
+def test_a_wrong_kind_is_named(call, match):
+    """An argument fuzz (each argument of 33 public calls given 'x', None, 5, 2.5, [], {}, an
+    object, a numpy array, a tuple): numpy's 'truth value of an array ... is ambiguous' for
+    Router's policy/ecmp and failure_cost's label, 'ecmp must be one of ..., got 5' for an
+    int, "'str' object has no attribute 'where'" for heap_findings' heap."""
+    import topologies
+    with pytest.raises(TypeError, match=match):
+        call(topologies.build("torus:2x2,chip=h100"))
