@@ -136,3 +136,19 @@ def test_a_wrong_kind_is_named(call, match):
     import topologies
     with pytest.raises(TypeError, match=match):
         call(topologies.build("torus:2x2,chip=h100"))
+
+
+@pytest.mark.parametrize("call", [
+    lambda f: fabric.route_many(f, {"chip3", "chip1", "chip9"}, ["chip0", "chip2", "chip4"]),
+    lambda f: fabric.route_many(f, {0: 1}, [1]),
+    lambda f: fabric.access_latencies(f, chips={"chip0", "chip1"}),
+    lambda f: f.without(chips={"chip3"}),
+], ids=["route_many-set", "route_many-dict", "access_latencies-set", "without-set"])
+def test_a_set_or_a_mapping_is_no_sequence(call):
+    """fabric._units.items_of read any iterable: a set in its hashes' order (route_many paired
+    sources with destinations differently under PYTHONHASHSEED=1, 2 and 4: hops [1 3 2],
+    [1 1 2], [3 1 2]; access_latencies permuted its matrix), a mapping as its keys ({0: 1}
+    routed 0, the value dropped). Lead's GO 20:31: a set or a mapping is not a sequence."""
+    import topologies
+    with pytest.raises(TypeError, match=r"must be a sequence of .*, got \{.*\} \(a (set|dict)\)$"):
+        call(topologies.build("torus:4x4,chip=h100"))
