@@ -896,7 +896,7 @@ def format_size(nbytes, binary=None):
     ('1048576PiB', '0B')
     """
     nbytes = _checked(nbytes, "format_size", "bytes")
-    binary = flag_of(binary, "format_size: binary", optional=True)
+    binary = flag_of(binary, "format_size: binary", optional=True)   # None is a choice: said
     text = _format(nbytes, (_PRINTED_DECIMAL if binary is False else _PRINTED_BINARY)
                    + (("", 1),), "B")
     if binary is None and not _reads_exactly(text, nbytes):
@@ -1011,7 +1011,9 @@ def format_address(address):
     Returns
     -------
     str
-        ``0x`` and the address's hex digits.
+        ``0x`` and the address's hex digits; a negative value keeps its sign (``-0x10``): no
+        address is negative, but a window's refused ``local_base = -16`` is shown so in
+        :func:`fabric.check`'s finding, as given.
 
     Raises
     ------
@@ -1025,6 +1027,8 @@ def format_address(address):
     '0x10000000000'
     >>> format_address(2**5000)
     '0x1000000000000000... (5001 bits)'
+    >>> format_address(-16)
+    '-0x10'
     """
     if not is_int(address):
         raise kind_error(address, "format_address: address", "an integer")
