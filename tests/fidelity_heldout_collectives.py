@@ -280,7 +280,12 @@ _AIC_A2A_MISS = (
     "as one launch (3.0 us): 3.0-4.6 us where 7.4-13.4 us are measured up to 64 KiB. The gap is "
     "there with 2 GPUs (H100 6.49 vs 3.03 us) and on another harness (separate processes: "
     "hfplaybook-h100-alltoall-minlat); no source splits it between the host's p2p path and "
-    "the GPU's (session 35)")
+    "the GPU's (session 35). Session 36: at 512 B the same sweep's all-to-all is within "
+    "+0.4 to +1.7 us of its 2-GPU ring all-gather on all six systems and below its 8-GPU "
+    "one, the same kernel entry per launch (src/device/common.h ncclKernelMain); the model "
+    "gives the collective NCCL's tuner base latency (ring LL 6.6 us) and the p2p launch the "
+    "kernel floor (2.3 / 3.0 us) plus the eager loop's host launch, so its two fixed times "
+    "differ by ~4 us where the measurements agree (docs/sources.md s.9, session 36)")
 _AIC_16M_MISS = (
     "Blackwell 16 MiB collectives of NVIDIA's collector measure 1.5-2x the model (all-gather "
     "and reduce-scatter on 8 B200 / B300, all three ops on a GB200 / GB300 tray) where the "
