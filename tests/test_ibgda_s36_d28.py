@@ -10,10 +10,13 @@ receive (``ExchangeKernel.reduce_stages``: one token's top-k ids, then its k cop
 """
 
 import dataclasses
+import math
 
 import fidelity
 import fidelity_heldout_moe
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import topologies
 from analysis import moe_exchange
@@ -83,3 +86,47 @@ def test_collector_rows_take_the_d28bd67_build(row_id):
                      kernel=_V, dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
     gap = 0.0 if chip == "h100" else 0.55
     assert value == pytest.approx(r.combine * 1e6 - gap, rel=1e-9)
+
+
+def _send_schedule(chunks):
+    """d28bd67's combine send loop for one warp, event by event (loads take 1 unit; the rest
+    is free): the first chunk's load before the loop, then each iteration issues the next
+    chunk's load, waits for its own chunk's, stores it. Units from the first store to the last."""
+    done = {0: 1.0}                      # load i completes at done[i]
+    t = 0.0
+    first = None
+    for i in range(chunks):
+        if i + 1 < chunks:
+            done[i + 1] = t + 1.0         # issued now, before the wait
+        t = max(t, done[i])               # mbarrier_wait, then the TMA store
+        first = t if first is None else first
+    return t - first
+
+
+def _receive_schedule(copies, stages):
+    """d28bd67's combine receive for one token: the TMA warp loads copy i into stage i % stages
+    once the reduction warps freed it (copy i - stages reduced); each load takes 1 unit, the
+    reductions are free. Units until the last copy is reduced."""
+    reduced = []
+    for i in range(copies):
+        issue = reduced[i - stages] if i >= stages else 0.0
+        reduced.append(max(issue + 1.0, reduced[-1] if reduced else 0.0))
+    return reduced[-1]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 64))
+def test_send_rounds_follow_the_loop_schedule(chunks):
+    # the variant's count, ceil(bytes / stage_vector) - 1 with 2,048-B chunks, is the loop's
+    # dependent loads after the first store
+    nbytes = chunks * 2048
+    assert math.ceil(nbytes / _V.stage_vector[1]) - 1 == _send_schedule(chunks)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 32), st.integers(1, 8))
+def test_receive_waves_follow_the_stage_schedule(copies, stages):
+    kern = dataclasses.replace(_V, name="x", reduce_stages=stages)
+    hbm, hit = (EXCHANGE_LATENCY["hopper"][n].value for n in ("hbm_load", "l2_hit"))
+    t, _ = kern.receive_floor("hopper", copies)
+    assert t == pytest.approx(hbm + _receive_schedule(copies, stages) * hit)
