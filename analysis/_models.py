@@ -1141,6 +1141,20 @@ def load_model_toml(path):
         UTF-8 text (a byte order mark is accepted).
     OSError
         If the file cannot be read.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> lines = ['name = "small"', "layers = 4", "dense_layers = 1", "hidden = 64",
+    ...          "routed_experts = 8", "experts_per_token = 2", "shared_experts = 1",
+    ...          "expert_ffn = 32", "dense_ffn = 128", "vocab = 100",
+    ...          "[attention]", 'type = "gqa"', "heads = 4", "kv_heads = 2", "head_dim = 16"]
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder, "small.toml")
+    ...     _ = path.write_text("\\n".join(lines), encoding="utf-8")
+    ...     m = load_model_toml(path)
+    >>> m.name, m.layers, type(m.attention).__name__, m.total_params
+    ('small', 4, 'GQA', 254552)
     """
     data = read_toml(read_text(path), path)     # SpecError where it is not UTF-8 or TOML
     att = data.pop("attention", None)

@@ -102,7 +102,18 @@ from dataclasses import dataclass
 
 from ._errors import SpecError
 from ._params import Parameter
-from ._units import GB, TB, GiB, check_count, error_for, is_finite, items_of, show_value, text_of
+from ._units import (
+    GB,
+    TB,
+    GiB,
+    check_count,
+    error_for,
+    is_finite,
+    items_of,
+    kind_error,
+    show_value,
+    text_of,
+)
 
 __all__ = ["CHIPS", "GENERATIONS", "MATH_FORMATS", "ChipSpec", "chip_spec"]
 
@@ -396,6 +407,8 @@ def chip_spec(name):
     ------
     SpecError
         For a name no chip has.
+    TypeError
+        For what is neither a name nor a ``ChipSpec`` (None, a number).
 
     Examples
     --------
@@ -403,11 +416,17 @@ def chip_spec(name):
     Traceback (most recent call last):
     ...
     fabric.SpecError: unknown chip 'b400'; known: b200, b300, gb200, gb300, h100, h20, h200, h800, sd200-chip, tpu-v4
+    >>> chip_spec(None)
+    Traceback (most recent call last):
+    ...
+    TypeError: chip must be a chip name or a fabric.ChipSpec, got None (a NoneType)
     """
     if isinstance(name, ChipSpec):
         return name
+    if not isinstance(name, str):
+        raise kind_error(name, "chip", "a chip name or a fabric.ChipSpec")
     try:
         return CHIPS[name]
-    except (KeyError, TypeError):
+    except KeyError:
         raise SpecError(f"unknown chip {show_value(name)}; known: "
                         + ", ".join(sorted(CHIPS))) from None

@@ -117,7 +117,8 @@ def _analysis_calls():
 def test_a_library_arguments_long_text_is_quoted_shortened(name):
     # a 5000-character engine, backend, release, transport ... came back whole (5 KB)
     from fabric import SpecError
-    with pytest.raises(SpecError) as e:
+    # adaptive_routing's wrong kind is flag_of's TypeError (session 36; a SpecError before)
+    with pytest.raises(TypeError if name == "moe-adaptive" else SpecError) as e:
         _analysis_calls()[name]()
     assert len(str(e.value)) < 600 and "characters)" in str(e.value), str(e.value)[:300]
 
