@@ -152,3 +152,11 @@ def test_a_set_or_a_mapping_is_no_sequence(call):
     import topologies
     with pytest.raises(TypeError, match=r"must be a sequence of .*, got \{.*\} \(a (set|dict)\)$"):
         call(topologies.build("torus:4x4,chip=h100"))
+
+
+@pytest.mark.parametrize("value", ["torus:4x4", None])
+def test_runtime_arch_of_no_fabric_is_refused(value):
+    """runtime_arch reads any object's chip (analysis asks it of a chip alone); an object
+    without one ('torus:4x4', None) was "'str' object has no attribute 'graph'"."""
+    with pytest.raises(TypeError, match=r"^fabric must be a fabric\.Fabric \(topologies"):
+        fabric.runtime_arch(value)
