@@ -5,6 +5,8 @@ the modules ``fabric._fabric`` imports (``'str' object has no attribute 'graph'`
 modules could not import the one check, ``fabric_arg``, without an import cycle. It now lives
 in the leaf module ``fabric._fabric_arg``, which every module imports.
 """
+import re
+
 import pytest
 
 import fabric
@@ -160,3 +162,16 @@ def test_runtime_arch_of_no_fabric_is_refused(value):
     without one ('torus:4x4', None) was "'str' object has no attribute 'graph'"."""
     with pytest.raises(TypeError, match=r"^fabric must be a fabric\.Fabric \(topologies"):
         fabric.runtime_arch(value)
+
+
+def test_a_set_in_a_message_is_shown_sorted():
+    """A refused set was quoted by its repr, in its hashes' order: the same call's message
+    read differently from one PYTHONHASHSEED to the next (Determinism)."""
+    import topologies
+    from fabric._units import show_value
+    names = {f"chip{i}" for i in range(6)}
+    want = "{" + ", ".join(repr(n) for n in sorted(names)) + "}"
+    assert show_value(names) == want
+    assert show_value(frozenset(names)) == f"frozenset({want})"
+    with pytest.raises(TypeError, match=re.escape(f"got {want} (a set)")):
+        fabric.route_many(topologies.build("torus:4x4"), names, list(range(6)))
