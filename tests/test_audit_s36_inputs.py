@@ -175,3 +175,17 @@ def test_a_set_in_a_message_is_shown_sorted():
     assert show_value(frozenset(names)) == f"frozenset({want})"
     with pytest.raises(TypeError, match=re.escape(f"got {want} (a set)")):
         fabric.route_many(topologies.build("torus:4x4"), names, list(range(6)))
+
+
+@pytest.mark.parametrize("endpoints", [{"a", "b", "c"}, "abc"])
+def test_from_graphs_endpoints_must_be_a_sequence(endpoints):
+    """Fabric.from_graph's endpoints (the rank order) took any iterable: a set gave the ranks
+    in its hashes' order (('a', 'b', 'c') under PYTHONHASHSEED=1, ('c', 'b', 'a') under 2),
+    and the string 'abc' read letter by letter named three chips."""
+    import networkx as nx
+    G = nx.path_graph(["a", "b", "c"])
+    nx.set_node_attributes(G, "chip", "kind")
+    nx.set_edge_attributes(G, 1e9, "bandwidth")
+    nx.set_edge_attributes(G, 1e-7, "latency")
+    with pytest.raises(TypeError, match=r"^endpoints must be a sequence of chip nodes in rank "):
+        fabric.Fabric.from_graph(G, endpoints=endpoints)
