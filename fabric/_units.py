@@ -463,8 +463,8 @@ def show_value(value):
     >>> show_value("4KiB")
     "'4KiB'"
 
-    A set is shown with its items sorted (its own repr follows its hashes, so the same
-    message read differently from one PYTHONHASHSEED to the next):
+    A set is shown with its items' texts sorted, a set inside it too (its own repr follows
+    its hashes, so the same message read differently from one PYTHONHASHSEED to the next):
 
     >>> show_value({"chip3", "chip1"})
     "{'chip1', 'chip3'}"
@@ -479,7 +479,7 @@ def show_value(value):
         return f"{sign}{head[:SHOWN_DIGITS]}... ({len(head) + k} digits)"
     try:
         if isinstance(value, (set, frozenset)) and value:
-            inner = "{" + ", ".join(sorted(repr(x) for x in value)) + "}"
+            inner = "{" + ", ".join(sorted(show_value(x) for x in value)) + "}"   # (nested too)
             text = inner if type(value) is set else f"{type(value).__name__}({inner})"
         else:
             text = repr(value)

@@ -173,6 +173,9 @@ def test_a_set_in_a_message_is_shown_sorted():
     want = "{" + ", ".join(repr(n) for n in sorted(names)) + "}"
     assert show_value(names) == want
     assert show_value(frozenset(names)) == f"frozenset({want})"
+    nested = {frozenset({"chip5", "chip1", "chip3"}), frozenset({"chip4", "chip0", "chip2"})}
+    assert show_value(nested) == ("{frozenset({'chip0', 'chip2', 'chip4'}), "
+                                  "frozenset({'chip1', 'chip3', 'chip5'})}")
     with pytest.raises(TypeError, match=re.escape(f"got {want} (a set)")):
         fabric.route_many(topologies.build("torus:4x4"), names, list(range(6)))
 
