@@ -3856,11 +3856,13 @@ def collective_holds_starts(collective=None, runtime=None):
     ``kernel_floor``, NCCL issue 1940's per-op loop time), not ``"ideal"`` (the model's
     schedules, no software cost); or vLLM's dispatch (:func:`analysis.vllm_all_reduce`,
     :func:`engine_collective`), which prices its kernels under those two runtimes whatever
-    runtime is asked. A caller's own ``collective`` function is not known to hold the start:
+    runtime is asked; or TensorRT-LLM's measured all-reduce
+    (:func:`analysis.trtllm_all_reduce`: each op timed with its graph boundary, the rest
+    under the ``symmetric-memory`` runtime). A caller's own ``collective`` function is not known to hold the start:
     its kernels keep their boundaries. The one test behind :func:`_held_starts` (decode
     steps, their two-batch windows) and :func:`analysis.prefill_time` (prompt passes)."""
-    from ._engine_allreduce import vllm_all_reduce
-    if collective is vllm_all_reduce:
+    from ._engine_allreduce import trtllm_all_reduce, vllm_all_reduce
+    if collective is vllm_all_reduce or collective is trtllm_all_reduce:
         return True
     if collective is not None and collective is not _default_collective:
         return False
@@ -4452,9 +4454,16 @@ def _collective_parameter(fn):
                                  "(analysis.vllm_all_reduce; -O2 fuse_allreduce_rms on SM90/"
                                  "SM100, vllm-project/vllm vllm/config/vllm.py; docs/sources.md "
                                  "s.8): decode_step's default for engine='vllm' on Hopper and "
-                                 "Blackwell, or the caller's"}.get(name, "user")
+                                 "Blackwell, or the caller's",
+              "trtllm_all_reduce": "TensorRT-LLM 1.2.0rc5's own all-reduce op as measured "
+                                   "(analysis.trtllm_all_reduce, TRTLLM_ALLREDUCE_BF16: "
+                                   "ai-dynamo/aiconfigurator 095f58a5 b200_sxm / h200_sxm "
+                                   "comm/trtllm/1.2.0rc5/custom_allreduce_perf.parquet), "
+                                   "other collectives analysis.cost under symmetric-memory; "
+                                   "the caller's choice"}.get(name, "user")
     label = {"_default_collective": "analysis.cost",
-             "vllm_all_reduce": "analysis.vllm_all_reduce"}.get(name, name)
+             "vllm_all_reduce": "analysis.vllm_all_reduce",
+             "trtllm_all_reduce": "analysis.trtllm_all_reduce"}.get(name, name)
     return Parameter("decode.collective", label, "", source)
 
 
