@@ -46,20 +46,23 @@ list: an assumption).
 'vllm-custom 1-stage'
 
 TensorRT-LLM's own all-reduce op is taken as measured instead (:func:`trtllm_all_reduce`,
-:data:`TRTLLM_ALLREDUCE_BF16`: NVIDIA's aiconfigurator timed it on one B200 and one H200
-node), a ``collective=`` function a caller passes; it is no engine's default.
+:data:`TRTLLM_ALLREDUCE_BF16`: NVIDIA's aiconfigurator timed TensorRT-LLM 1.2.0rc5's op on
+one B200 and one H200 node): ``decode_step(engine="trtllm")``'s default on those chips
+(:func:`analysis.engine_collective`, as vLLM's dispatch is ``engine="vllm"``'s).
 """
+
+import functools
 
 import numpy as np
 
 from fabric import TORCH_SYMM_MEM, VLLM_CUSTOM_ALLREDUCE, Parameter, SpecError
-from fabric._units import check_count, flag_of, kind_error
+from fabric._units import check_count, flag_of, is_real, kind_error
 
 from ._gemm_measured import lower_envelope
 from ._runtime_cost import VLLM_ONE_STAGE_BELOW
 from ._schedules import NotApplicableError
 
-__all__ = ["TRTLLM_ALLREDUCE_BF16", "VLLM_CUSTOM_AR_MAX", "VLLM_FI_FUSION_MAX",
+__all__ = ["TRTLLM_ALLREDUCE_BF16", "TRTLLM_ALLREDUCE_CHIPS", "VLLM_CUSTOM_AR_MAX", "VLLM_FI_FUSION_MAX",
            "VLLM_FI_ONE_SHOT_MAX", "VLLM_MULTIMEM_GROUPS", "VLLM_SYMM_MEM_MAX",
            "trtllm_all_reduce", "trtllm_all_reduce_time", "vllm_all_reduce",
            "vllm_all_reduce_kernel"]
@@ -272,7 +275,8 @@ def vllm_all_reduce(fabric, op, nbytes, *, algorithm="auto", ranks=None, transpo
 #: 0, the time divided by 100: each op's kernel with its graph boundary. The same sweep
 #: re-collected for 1.3.0rc10 and 1.3.0rc20 with the all-reduce autotuner off (aiconfigurator
 #: #1062) agrees at 8 GPUs and 4096-16384 elements within 0.3 us (B200 5.6-6.1 us, H200
-#: 3.5-3.9 us). Source data, never fitted to a row.
+#: 3.5-3.9 us). Source data, never fitted to a row. The rows it prices ran TensorRT-LLM
+#: 0.18-0.20 (2025); the table is 1.2.0rc5's (assumed no slower than theirs).
 TRTLLM_ALLREDUCE_BF16 = {
     ("b200", 2): ((128, 0.0044944), (256, 0.0045008), (512, 0.00458304), (1024, 0.0049536), (2048, 0.00483808), (4096, 0.00494816), (8192, 0.00521376), (16384, 0.0051136), (32768, 0.00512832), (65536, 0.005256), (131072, 0.00532032), (262144, 0.00566144), (524288, 0.00635616), (1048576, 0.00818464), (2097152, 0.01148832), (4194304, 0.02050656), (8388608, 0.05628896), (16777216, 0.0863024), (33554432, 0.15499232), (67108864, 0.28157408), (134217728, 0.53184128), (268435456, 0.98601341), (536870912, 1.89648315)),
     ("b200", 4): ((128, 0.00455168), (256, 0.00466432), (512, 0.00473728), (1024, 0.0052), (2048, 0.0050688), (4096, 0.0052752), (8192, 0.00542816), (16384, 0.00538048), (32768, 0.00541984), (65536, 0.00575104), (131072, 0.00629312), (262144, 0.0075936), (524288, 0.0098432), (1048576, 0.01447584), (2097152, 0.02383936), (4194304, 0.04954816), (8388608, 0.07827136), (16777216, 0.12262432), (33554432, 0.18660864), (67108864, 0.35560352), (134217728, 0.68160545), (268435456, 1.30612061), (536870912, 2.58004761)),
@@ -282,10 +286,10 @@ TRTLLM_ALLREDUCE_BF16 = {
     ("h200", 8): ((128, 0.00349696), (256, 0.00345216), (512, 0.00359776), (1024, 0.003896), (2048, 0.00383392), (4096, 0.00386016), (8192, 0.00391584), (16384, 0.00441888), (32768, 0.0050192), (65536, 0.0067648), (131072, 0.01015744), (262144, 0.01621824), (524288, 0.01961344), (1048576, 0.02867232), (2097152, 0.04483872), (4194304, 0.07825248), (8388608, 0.12217024), (16777216, 0.19661152), (33554432, 0.31968288), (67108864, 0.56400673), (134217728, 1.05375488), (268435456, 2.03898331), (536870912, 4.00103638)),
 }
 
-_TRTLLM_AR_SOURCE = ("ai-dynamo/aiconfigurator 095f58a5 {chip}_sxm/comm/trtllm/1.2.0rc5/"
-                     "custom_allreduce_perf.parquet: TensorRT-LLM 1.2.0rc5's AllReduce op "
-                     "(strategy AUTO, fusion NONE, BF16) on {ranks} GPUs, five ops a CUDA "
-                     "graph, per op")
+#: The chips (names) :data:`TRTLLM_ALLREDUCE_BF16` measured: where ``engine="trtllm"`` takes
+#: :func:`trtllm_all_reduce` (:func:`analysis.engine_collective`).
+TRTLLM_ALLREDUCE_CHIPS = frozenset(chip for chip, _ in TRTLLM_ALLREDUCE_BF16)
+
 #: each (chip, ranks) sweep as ``(bytes, seconds)``, the lower envelope
 _TRTLLM_AR_ENV = {key: [(2 * n, t) for n, t in lower_envelope(points)]
                   for key, points in TRTLLM_ALLREDUCE_BF16.items()}
@@ -336,25 +340,49 @@ def trtllm_all_reduce_time(chip, ranks, nbytes):
     return float(np.interp(size, [x for x, _ in env], [t for _, t in env]))
 
 
+#: The node each :data:`TRTLLM_ALLREDUCE_BF16` sweep ran on, as a preset: an 8-GPU HGX B200 /
+#: H200 server (aiconfigurator's ``b200_sxm`` / ``h200_sxm`` systems).
+TRTLLM_ALLREDUCE_NODES = {"b200": "hgx-b200", "h200": "hgx-h200"}
+
+
+@functools.lru_cache(maxsize=256)
+def _node_cost(chip, ranks, nbytes):
+    """Seconds of the ``symmetric-memory`` runtime's all-reduce of ``nbytes`` among the first
+    ``ranks`` GPUs of the node ``chip``'s sweep ran on (:data:`TRTLLM_ALLREDUCE_NODES`)."""
+    import topologies
+    from fabric import runtime
+
+    from ._collectives import cost
+
+    node = topologies.build(TRTLLM_ALLREDUCE_NODES[chip])
+    return cost(node, "all-reduce", nbytes, ranks=list(node.endpoints[:ranks]),
+                runtime=runtime("symmetric-memory")).time
+
+
 def trtllm_all_reduce(fabric, op, nbytes, *, algorithm="auto", ranks=None, transport=None,
                       **kwargs):
-    """Cost of a collective as TensorRT-LLM runs it (a ``collective=`` function for
-    :func:`analysis.decode_step` / :func:`analysis.serving_point`): a tensor-parallel
-    all-reduce at TensorRT-LLM's own measured op (:func:`trtllm_all_reduce_time`) where the
-    group's chip, size and bytes were measured, every other operation and size through
-    :func:`analysis.cost` under the ``symmetric-memory`` runtime (its one-shot / two-shot
-    load/store kernels, the class of TensorRT-LLM's own). The measured op ran on a healthy
-    node: the time is the larger of it and the fabric's own cost (a degraded group's longer
-    paths can only slow it). Its time holds the kernel's start and graph boundary (five ops
-    back to back a graph, per op), as the runtimes' floors do
+    """Cost of a collective as TensorRT-LLM runs it (``decode_step(engine="trtllm")``'s
+    ``collective`` on the chips its op was measured on, :func:`analysis.engine_collective`;
+    or a ``collective=`` function a caller passes): a tensor-parallel all-reduce at
+    TensorRT-LLM's own measured op (:func:`trtllm_all_reduce_time`; TensorRT-LLM 1.2.0rc5)
+    where the group's chip, size and bytes were measured and the group lies in one
+    load/store domain, every other operation and case through :func:`analysis.cost` at its
+    default runtime. The op was measured on one healthy node (:data:`TRTLLM_ALLREDUCE_NODES`);
+    another fabric, or a degraded one, carries its difference through the model: the time
+    is the measured op plus the ``symmetric-memory`` runtime's cost of the all-reduce (the
+    op's class, one-shot / two-shot load/store kernels) on ``fabric``'s group less its cost
+    on the measured node (equal on that node; a failed link that slows the group slows the
+    op by as much). Its time holds the kernel's start and graph boundary (five ops back to
+    back a graph, per op), as the runtimes' floors do
     (:func:`analysis._decode.collective_holds_starts`). Named ASSUMPTIONS: the step's fused
     all-reduce + residual add + RMSNorm kernel takes no less than the plain all-reduce
-    measured (its norm keeps the norm floor the step charges it); rows of 2025 code ran the
-    op no faster than 1.2.0rc5.
+    measured (its norm keeps the norm floor the step charges it); rows of 2025 code
+    (TensorRT-LLM 0.18-0.20) ran the op no faster than 1.2.0rc5 (the 1.3.0rc10 and 1.3.0rc20
+    sweeps of the same collector agree with it).
 
-    Returns the :class:`analysis.CollectiveCost` of the symmetric-memory runtime with its
-    time (and bandwidths) replaced by the measured op's, its algorithm ``"trtllm
-    measured"``.
+    Returns the :class:`analysis.CollectiveCost` of the measured op (the symmetric-memory
+    runtime's cost with its time and bandwidths replaced, its algorithm ``"trtllm
+    measured"``), or of :func:`analysis.cost`.
 
     Parameters
     ----------
@@ -364,7 +392,7 @@ def trtllm_all_reduce(fabric, op, nbytes, *, algorithm="auto", ranks=None, trans
     algorithm : str
         For the operations :func:`analysis.cost` prices (``"auto"``: the fastest).
     **kwargs
-        Not used (a ``runtime`` passed by the caller: TensorRT-LLM's op is measured).
+        Not used (a ``runtime`` passed by the caller: TensorRT-LLM chooses its kernels).
 
     Examples
     --------
@@ -383,13 +411,20 @@ def trtllm_all_reduce(fabric, op, nbytes, *, algorithm="auto", ranks=None, trans
 
     op = normalize_op(op)
     ranks = _ranks(fabric, ranks)
-    res = cost(fabric, op, nbytes, algorithm=algorithm, runtime=runtime("symmetric-memory"),
-               ranks=ranks, transport=transport)
     chip = getattr(getattr(fabric, "chip", None), "name", None)
-    t = (trtllm_all_reduce_time(chip, len(ranks), nbytes) if op == "all-reduce"
-         and len(ranks) > 1 else None)
-    if t is None or t <= res.time:
-        return res
-    scale = res.time / t
-    return dataclasses.replace(res, time=t, algbw=res.algbw * scale, busbw=res.busbw * scale,
+    t = (trtllm_all_reduce_time(chip, len(ranks), nbytes)
+         if op == "all-reduce" and len(ranks) > 1 and np.ndim(nbytes) == 0
+         and is_real(nbytes) and nbytes > 0 else None)
+    own = None
+    if t is not None:
+        try:
+            own = cost(fabric, op, nbytes, algorithm="auto", runtime=runtime("symmetric-memory"),
+                       ranks=ranks, transport=transport)
+        except NotApplicableError:      # a group across load/store domains: not the node's op
+            own = None
+    if own is None:
+        return cost(fabric, op, nbytes, algorithm=algorithm, ranks=ranks, transport=transport)
+    t += own.time - _node_cost(chip, len(ranks), float(nbytes))
+    scale = own.time / t
+    return dataclasses.replace(own, time=t, algbw=own.algbw * scale, busbw=own.busbw * scale,
                                algorithm="trtllm measured", candidates=())

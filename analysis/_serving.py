@@ -2778,7 +2778,7 @@ class _Sweep:
                         for k in ("algorithm", "transport", "runtime")
                         if decode_kwargs.get(k) is not None}
         self.cost_kw["collective"] = engine_collective(
-            decode_kwargs.get("engine"), self.chip,
+            engine, self.chip,
             collective=decode_kwargs.get("collective"), runtime=decode_kwargs.get("runtime"),
             algorithm=decode_kwargs.get("algorithm", "auto"))
 

@@ -50,27 +50,42 @@ def test_the_collective_takes_the_measured_op(b200):
     r = trtllm_all_reduce(b200, "all-reduce", 14336, ranks=ranks)
     own = analysis.cost(b200, "all-reduce", 14336, ranks=ranks, runtime="symmetric-memory")
     assert r.algorithm == "trtllm measured"
-    assert r.time == pytest.approx(trtllm_all_reduce_time("b200", 8, 14336))
+    # on the node it was measured on: the op itself
+    assert r.time == pytest.approx(trtllm_all_reduce_time("b200", 8, 14336), rel=1e-12)
     assert r.time > own.time
     assert r.algbw == pytest.approx(14336 / r.time)
-    # other operations, and sizes or chips not measured: the symmetric-memory runtime's cost
+    # other operations, and chips not measured: analysis.cost at its default runtime
     a2a = trtllm_all_reduce(b200, "all-to-all", 14336, ranks=ranks)
-    assert a2a.time == analysis.cost(b200, "all-to-all", 14336, ranks=ranks,
-                                     runtime="symmetric-memory").time
+    assert a2a.time == analysis.cost(b200, "all-to-all", 14336, ranks=ranks).time
     gb = topologies.build("gb200-nvl72")
-    assert trtllm_all_reduce(gb, "all-reduce", 14336, ranks=list(gb.endpoints)[:8]).algorithm \
-        != "trtllm measured"
+    group = list(gb.endpoints)[:8]
+    assert trtllm_all_reduce(gb, "all-reduce", 14336, ranks=group).time == analysis.cost(
+        gb, "all-reduce", 14336, ranks=group).time
     assert collective_holds_starts(trtllm_all_reduce)
+    # the engine's default where the op was measured, unless a runtime is asked
+    from fabric import chip_spec
+    assert analysis.engine_collective("trtllm", chip_spec("b200")) is trtllm_all_reduce
+    assert analysis.engine_collective("trtllm", chip_spec("b200"), runtime="nccl") \
+        is not trtllm_all_reduce
 
 
-def test_a_degraded_group_is_never_faster_than_the_measured_op(b200):
-    # the op was measured on a healthy node: the fabric's own cost wins where it is dearer
+def test_another_or_degraded_fabric_carries_its_difference(b200):
+    # a failed link that slows the group slows the op by as much (never free)
     f = b200.without(links=[min(b200.graph.edges())])
     ranks = list(f.endpoints)
     for nbytes in (14336, 1 << 24):
         r = trtllm_all_reduce(f, "all-reduce", nbytes, ranks=ranks)
         own = analysis.cost(f, "all-reduce", nbytes, ranks=ranks, runtime="symmetric-memory")
-        assert r.time == max(own.time, trtllm_all_reduce_time("b200", 8, nbytes))
+        node = analysis.cost(b200, "all-reduce", nbytes, ranks=list(b200.endpoints),
+                             runtime="symmetric-memory")
+        assert own.time > node.time
+        assert r.time == pytest.approx(
+            trtllm_all_reduce_time("b200", 8, nbytes) + own.time - node.time, rel=1e-12)
+    # a group across two servers is not the node's op: analysis.cost as before
+    rail = topologies.build("rail:servers=2,gpus=4,chip=b200")
+    group = list(rail.endpoints)
+    assert trtllm_all_reduce(rail, "all-reduce", 14336, ranks=group).time == analysis.cost(
+        rail, "all-reduce", 14336, ranks=group).time
 
 
 def test_a_step_prices_each_tp_all_reduce_at_the_op(b200):
