@@ -260,7 +260,6 @@ from fabric._units import (
     check_number,
     error_for,
     flag_of,
-    is_bool,
     is_finite,
     is_int,
     is_numeral,
@@ -1762,6 +1761,9 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     RoutingError
         A kernel that cannot leave its load/store domain (``one-sided``) given
         ranks in several, or a rank without a NIC that must use one.
+    TypeError
+        An argument of the wrong kind: ``l2_flushed`` that is no flag, ``adaptive_routing``
+        neither a flag nor None (``"yes"`` is not read by its truth).
 
     Examples
     --------
@@ -1776,13 +1778,9 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     kern = exchange_kernel(kernel)
     background = check_background(nic_background)
     check_collective(collective)
+    adaptive_routing = flag_of(adaptive_routing, "adaptive_routing", optional=True)
     if adaptive_routing is None:
         adaptive_routing = EXCHANGE_ADAPTIVE_ROUTING.value
-    elif is_bool(adaptive_routing):
-        adaptive_routing = bool(adaptive_routing)                     # numpy's bool too
-    else:
-        raise SpecError(f"adaptive_routing must be True, False or None, got "
-                        f"{show_value(adaptive_routing)}")
     if background > 0 and kern.dedup == "collective":
         raise SpecError(f"nic_background is priced on an exchange kernel's own network stage; "
                         f"kernel {kern.name!r} runs through the collectives model, which has no "

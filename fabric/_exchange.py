@@ -2158,8 +2158,7 @@ _ROUND_CYCLES_SOURCE = (
     "least pattern of a small d often holds a late batch its charge already counts, e.g. {0, 7}); "
     "between two counts linear in the token's expected distinct ranks. Sessions 24 and 26 had "
     "put one count, the least over every pattern, in both ends of round_reads. The walks: "
-    "notes/moe.md of session 27 (fastwalk.py = session 26's gwalk.py rules, perd.py, "
-    "place13.py). ")
+    "session 27's, by session 26's rules. ")
 
 
 EXCHANGE_KERNELS = {k.name: k for k in (
@@ -2603,8 +2602,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "entry's steps charge more than the walk ({0, 1, 4}: 123.1 cycles more, its late "
                 "batch's row fetches overlapping the first trip), so nothing is added there (a "
                 "lower bound). The combine kernel's tail after the last round is its loop test "
-                "and EXIT (the last round's STG drains unpriced). The walks: notes/moe.md of "
-                "session 26 (r1walk.py, r1walk90.py). Session 27: the ('cycle', 242) and "
+                "and EXIT (the last round's STG drains unpriced). "
+                "Session 27: the ('cycle', 242) and "
                 "('cycle', 193) steps above left this entry for round_cycles (one count per "
                 "valid-slot count). Session 28 (moe): the 'hopper' entry re-read together with its "
                 "round_cycles table, on the same sm_90a walk, each latency's count on a pattern's "
@@ -2700,8 +2699,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "the least over both builds and every pattern, 1,006.7, over the 8 slots: 125 "
                 "cycles a slot (the kernel's prologue before the ids' pointer, 88 cycles on "
                 "sm_100a, and the SHFL/S2R latencies not counted). Other top-k builds not walked: "
-                "their claims are taken at the same cycles a slot (assumption). The walk: "
-                "notes/moe.md of session 25 (cfwalk.py)")),
+                "their claims are taken at the same cycles a slot (assumption).")),
             ("payload_cycles", (
                 "session 25 (moe), the same two builds (nvcc 13.0, read with cuobjdump 13.5): "
                 "every thread of the block, after the "
@@ -2750,8 +2748,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "unless a request costs more than its share of it); the fence (release_fence) and "
                 "after it the flag stores and polls (the flag barrier the kernel floor holds). "
                 "The same source text in TensorRT-LLM 01f0021 and 439e0799 (1.3, EPLB off): "
-                "one-sided-1.3 inherits it. The walk: notes/dispatch.md of session 26 "
-                "(tailwalk.py)")),
+                "one-sided-1.3 inherits it.")),
             ("sanitize_cycles", (
                 "session 26 (dispatch): moeA2ASanitizeExpertIdsKernel of flashinfer-ai/flashinfer "
                 "579435f9 (the third kernel of TensorRT-LLM nvlink_one_sided.py's dispatch: one "
@@ -2765,7 +2762,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "164, once per dispatch. A valid token's path: every thread walks at least this "
                 "far, an invalid one then stores its top-k -1 ids (323.1 / 383.1 cycles to its "
                 "EXIT): a lower bound. The aiconfigurator collector's op does not launch this "
-                "kernel (no step there). The walk: notes/dispatch.md of session 26 (kwalk.py)")),
+                "kernel (no step there).")),
             ("lane_pass_cycles", (
                 "session 26 (dispatch): moeA2ADispatchKernel<BlockPolicy, 8> of flashinfer-ai/"
                 "flashinfer 579435f9, the builds of claim_cycles (nvcc 13.0, cuobjdump 13.5): the "
@@ -2782,7 +2779,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "LD.E.STRONG.SYS poll, the chain's other l2_hit lane_passes) 126.1 / 123.4 "
                 "together: sm_100a 138.1, sm_90a 143.4 a further pass; the least, 138 (the lanes' "
                 "distinct peer rows in the LDC.64 loads taken as one constant-L1 hit: a lower "
-                "bound). The walk: notes/dispatch.md of session 26 (passwalk.py). The "
+                "bound). The "
                 "combine's: session 27 (moe), moeA2ACombineKernel<__nv_bfloat16, BlockPolicy, 8> "
                 "of the same two builds: every block's first warp polls the peers' flags (lane l "
                 "taking ranks l, l + 32, ...) and block 0's first stores its own flag into them "
@@ -2802,8 +2799,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "peers 30-31's, c[0x0][0x1340]) and 207.6 at ep >= 39; the least, 123. "
                 "TensorRT-LLM 1.3's combine (flashinfer 5e891c6b sm_100a, BF16 and FP8 "
                 "instances: the same loops, 0x0180-0x0510) 152.8 at ep 33, 237.0 beyond: "
-                "one-sided-1.3 inherits 123, a lower bound there. The walk: notes/moe.md of "
-                "session 27 (barwalk.py)")),
+                "one-sided-1.3 inherits 123, a lower bound there.")),
             ("prepare_cycles", (
                 "the dispatch's (session 26, dispatch): moeA2APrepareDispatchKernel of "
                 "flashinfer-ai/flashinfer 579435f9 (one block of ep threads) in the builds of "
@@ -2818,7 +2814,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "lower bound). TensorRT-LLM 1.3 (439e0799) adds PDL calls "
                 "(cudaGridDependencySynchronize, cudaTriggerProgrammaticLaunchCompletion) to this "
                 "kernel, not in these builds: one-sided-1.3 inherits 89, a lower bound there. "
-                "The walk: notes/dispatch.md of session 26 (kwalk.py). The combine's: "
+                "The combine's: "
                 "session 25 (moe), the same two builds (nvcc 13.0, cuobjdump 13.5): "
                 "moeA2APrepareCombineKernel<BlockPolicy> for block 0, thread 0 (it bumps the epoch "
                 "and stages a token), a BF16 payload on the 16-B path, from the kernel's entry to "
@@ -3473,8 +3469,8 @@ def _one_sided_1_3():
         "favourable sharing (every row after the first a constant-L1 hit) BF16 still spends at "
         "least 189.9 cycles more than charged over the 128 patterns ({0, 4}; 218.9 with every "
         "row an L1.5 fetch): ('cycle', 189) in first_min and first_full; FP8 then falls below its "
-        "charge ({0, 1, 7}: -95.9): nothing added. The sm_90a loops not walked. The walks: "
-        "notes/moe.md of session 26 (gwalk.py, cfg13.py). Session 27: the ('cycle', 372), "
+        "charge ({0, 1, 7}: -95.9): nothing added. The sm_90a loops not walked. "
+        "Session 27: the ('cycle', 372), "
         "('cycle', 226) and ('cycle', 189) steps left these entries for round_cycles (one "
         "count per valid-slot count). Session 29 (moe): the 'blackwell' entries re-read by session "
         "28's rule (each latency's count on a chain the walk's slope in it; a late batch's steps "
