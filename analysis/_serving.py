@@ -2279,11 +2279,9 @@ class ClosedLoopRun:
 
 
 def _lengths(name, values):
-    vals = items_of(values)
-    if vals is None:
-        raise SpecError(f"{name} must be a sequence of integers >= 1, got {values!r}")
+    vals = sequence_of(values, name, "integers >= 1")      # a wrong kind a TypeError
     if not vals:
-        raise SpecError(f"{name} must be a non-empty sequence of integers >= 1, got {vals!r}")
+        raise SpecError(f"{name} must be a non-empty sequence of integers >= 1, got []")
     # plain ints first: a run's lengths are, and check_count of each of 100,000 of them is
     # most of a long run's set-up (0.17 s against 0.03 s)
     if all(type(v) is int and v >= 1 for v in vals) and is_finite(max(vals)):
@@ -3213,6 +3211,9 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     ------
     fabric.SpecError
         Bad conditions, or no layout fits the model.
+    TypeError
+        An argument of the wrong kind: ``batches``, ``layouts`` or ``speculative`` that is no
+        sequence (a string or a number), a batch that is no integer, a flag that is no bool.
 
     Examples
     --------
@@ -3231,26 +3232,24 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                 decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches,
                 adp_balance=adp_balance, max_batched_tokens=max_batched_tokens,
                 kv_inflow=kv_inflow)
-    settings = items_of(speculative)
-    if settings is None:
-        raise SpecError(f"speculative must be a sequence of (draft_length, acceptance) "
-                        f"settings, e.g. ((0, 0.0),), got {speculative!r}")
+    settings = sequence_of(speculative, "speculative",
+                           "(draft_length, acceptance) settings, e.g. ((0, 0.0),)")
     spec = tuple(_speculative_setting(s) for s in settings)
     if not spec:
         raise SpecError("speculative must name at least one setting, e.g. ((0, 0.0),)")
     keep_all = flag_of(keep_all, "keep_all")
     n_batches = check_count(n_batches, "n_batches", 2, "an integer >= 2 (the thinned grid "
                             "keeps the smallest and the largest batch; pass batches= for one)")
-    listed = None if layouts is None else items_of(layouts)
-    if listed is not None:              # a sequence (a string is one layout: refused below)
-        layouts = listed
-    if layouts is not None and (not isinstance(layouts, list) or not layouts):
-        raise SpecError(f"layouts must be a non-empty sequence of layouts (e.g. ['tp=8']) "
-                        f"or None (search them all), got {layouts!r}")
+    if layouts is not None:             # a string is one layout, not a sequence of them
+        layouts = sequence_of(layouts, "layouts", "layouts (e.g. ['tp=8']) or None (search "
+                              "them all)")
+        if not layouts:
+            raise SpecError("layouts must be a non-empty sequence of layouts (e.g. ['tp=8']) "
+                            "or None (search them all), got []")
     if batches is not None:
-        given = items_of(batches)
+        given = sequence_of(batches, "batches", "integers >= 1")
         if not given:
-            raise SpecError(f"batches must be integers >= 1, got {batches!r}")
+            raise SpecError("batches must be integers >= 1, got []")
         # a wrong kind a TypeError, named by its position; numpy integers as the ints they are
         batches = sorted({check_count(b, f"batches[{i}]", 1) for i, b in enumerate(given)})
         if batches[0] < sw.micro:

@@ -39,7 +39,7 @@ import dataclasses
 import math
 
 from ._errors import SpecError
-from ._units import check_count, is_int, items_of
+from ._units import check_count, is_int, items_of, kind_error
 
 __all__ = ["CONNECT", "Clos", "Dragonfly", "Grid", "Switched"]
 
@@ -53,8 +53,7 @@ def _ints(value, name, minimum=1):
         return (check_count(value, name, minimum),)
     out = items_of(value)
     if out is None:             # not a sequence (a string is not read digit by digit)
-        raise SpecError(f"{name} must be an integer or a sequence of integers, "
-                        f"got {value!r}")
+        raise kind_error(value, name, "an integer or a sequence of integers")
     # each value named by its position: shape[1]=0 (review S31-R1)
     return tuple(check_count(v, f"{name}[{i}]", minimum) for i, v in enumerate(out))
 

@@ -47,3 +47,15 @@ def test_format_size_names_none_among_binary_s_values(value, shown):
                                         rf"got {re.escape(shown)}$"):
         fabric.format_size(10**6, binary=value)
     assert fabric.format_size(10**6, binary=None) == "1MB"
+
+
+@pytest.mark.parametrize("call, said", [
+    (lambda v: fabric.Grid(v), "shape must be an integer or a sequence of integers, got "),
+    (lambda v: __import__("analysis").parameter_grid(size=v),
+     "axis 'size' must be a sequence of values, got "),
+], ids=["grid-shape", "parameter-grid"])
+def test_a_sequence_argument_of_the_wrong_kind_is_a_short_type_error(call, said):
+    # was a SpecError / ValueError quoting the whole value ({x!r}: 5 KB for a long string);
+    # show_value counts the quotes in its 5002 characters
+    with pytest.raises(TypeError, match=rf"^{re.escape(said)}'4444.*\(5002 characters\) \(a str\)$"):
+        call("4" * 5000)
