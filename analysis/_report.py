@@ -125,7 +125,7 @@ def _build_fabrics(systems):
     if not systems:
         raise SpecError("systems: name at least one system")
     if len(set(systems)) != len(systems):
-        raise SpecError(f"systems must be distinct, got {systems!r}")
+        raise SpecError(f"systems must be distinct, got {show_value(systems)}")
     fabrics = {}
     for name in systems:
         if not isinstance(name, str):

@@ -491,12 +491,12 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
     if gpu is not None:
         # checked whatever prices the system (with chip_price it went unread: any name, or a
         # list's "unhashable type" without)
-        if not isinstance(gpu, str) or gpu not in TCO:
-            raise SpecError(f"gpu must be one of {', '.join(TCO)}, got {gpu!r}")
+        if text_of(gpu, "gpu") not in TCO:        # a kind first (TypeError), then the set
+            raise SpecError(f"gpu must be one of {', '.join(TCO)}, got {show_value(gpu)}")
         if chip_price is not None:
             raise SpecError(f"give gpu (a row of the TCO table) or chip_price (the chip's price, "
-                            f"the network's from the cost book), not both: got gpu={gpu!r}, "
-                            f"chip_price={chip_price!r}")
+                            f"the network's from the cost book), not both: got "
+                            f"gpu={show_value(gpu)}, chip_price={show_value(chip_price)}")
     if kw_per_gpu is not None:
         kw_per_gpu = check_number("kw_per_gpu", kw_per_gpu, strict=True)
     if chip_price is not None:
@@ -1889,8 +1889,9 @@ class ServingPoint:
 
 
 def _check_choice(name, value, allowed):
-    if value not in allowed:
-        raise SpecError(f"{name} must be one of {', '.join(allowed)}, got {name}={value!r}")
+    if text_of(value, name) not in allowed:     # a kind first (TypeError), then the set
+        raise SpecError(f"{name} must be one of {', '.join(allowed)}, got "
+                        f"{name}={show_value(value)}")
     return value
 
 
@@ -2386,8 +2387,8 @@ def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_seconds,
     if whole and not all(_admits_whole(budget, 0, x) for x in ins):
         raise SpecError(f"a prompt of {max(ins)} tokens never runs whole in a {budget}-token "
                         f"step")
-    if place not in DP_PLACEMENT:
-        raise SpecError(f"place must be one of {DP_PLACEMENT}, got {place!r}")
+    if text_of(place, "place") not in DP_PLACEMENT:       # a kind first, then the set
+        raise SpecError(f"place must be one of {DP_PLACEMENT}, got {show_value(place)}")
     start, first, end = [0.0] * n, [0.0] * n, [0.0] * n
     # per rank: [request, prompt tokens left] in its scheduler's order; a heap of (the step
     # count at which its last token comes, request) of its decoding requests (a request's

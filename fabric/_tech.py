@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from ._errors import SpecError
 from ._params import Parameter
 from ._schema import CARRIES, bandwidth_fault, latency_fault
-from ._units import text_of
+from ._units import show_value, text_of
 
 __all__ = ["TECHNOLOGIES", "LinkTech", "link_tech"]
 
@@ -59,7 +59,8 @@ class LinkTech:
         text_of(self.name, "link technology name")
         text_of(self.source, f"link technology {self.name!r}: source")
         if text_of(self.carries, "carries") not in CARRIES:
-            raise SpecError(f"carries must be one of {', '.join(CARRIES)}, got {self.carries!r}")
+            raise SpecError(f"carries must be one of {', '.join(CARRIES)}, got "
+                            f"{show_value(self.carries)}")
         for key, fault in (("bandwidth", bandwidth_fault), ("latency", latency_fault)):
             why = fault(getattr(self, key))
             if why:

@@ -12,6 +12,7 @@ import re
 
 import pytest
 
+import analysis
 import fabric
 import topologies
 
@@ -51,7 +52,7 @@ def test_format_size_names_none_among_binary_s_values(value, shown):
 
 @pytest.mark.parametrize("call, said", [
     (lambda v: fabric.Grid(v), "shape must be an integer or a sequence of integers, got "),
-    (lambda v: __import__("analysis").parameter_grid(size=v),
+    (lambda v: analysis.parameter_grid(size=v),
      "axis 'size' must be a sequence of values, got "),
 ], ids=["grid-shape", "parameter-grid"])
 def test_a_sequence_argument_of_the_wrong_kind_is_a_short_type_error(call, said):
@@ -59,3 +60,38 @@ def test_a_sequence_argument_of_the_wrong_kind_is_a_short_type_error(call, said)
     # show_value counts the quotes in its 5002 characters
     with pytest.raises(TypeError, match=rf"^{re.escape(said)}'4444.*\(5002 characters\) \(a str\)$"):
         call("4" * 5000)
+
+
+def _choice_calls():
+    f = topologies.build("torus:2x2")
+    rows = [{"system": "s", "algorithm": "ring", "size": 1, "time": 1.0}]
+    return {
+        "grid-connect": lambda v: fabric.Grid((2, 2), connect=v),
+        "hypermesh-connect": lambda v: topologies.hypermesh((2, 2), connect=v),
+        "router-policy": lambda v: fabric.Router(f, policy=v),
+        "router-ecmp": lambda v: fabric.Router(f, ecmp=v),
+        "throughput-method": lambda v: analysis.throughput(f, None, method=v),
+        "equalize-basis": lambda v: analysis.equalize(f, 1.0, basis=v),
+        "plot-metric": lambda v: analysis.plot_collective_sweep(rows, metric=v),
+        "export-fmt": lambda v: analysis.export_graph(f, "never-written.json", fmt=v),
+    }
+
+
+_CHOICES = ["grid-connect", "hypermesh-connect", "router-policy", "router-ecmp",
+            "throughput-method", "equalize-basis", "plot-metric", "export-fmt"]
+
+
+@pytest.mark.parametrize("name", _CHOICES)
+def test_a_choice_of_the_wrong_kind_is_a_type_error(name):
+    # a choice asks text_of first, then its set: 5 was 'must be one of ..., got 5' (a
+    # ValueError or SpecError), Grid(connect=5) Python's "'int' object is not iterable"
+    with pytest.raises(TypeError, match=r" must be a .*, got 5 \(an int\)$"):
+        _choice_calls()[name](5)
+
+
+@pytest.mark.parametrize("name", _CHOICES)
+def test_a_long_unknown_choice_is_quoted_shortened(name):
+    # {x!r} quoted a 5000-character name whole (5 KB lines)
+    with pytest.raises(ValueError, match=r"must be .*, got .*\(5002 characters\)") as info:
+        _choice_calls()[name]("x" * 5000)
+    assert len(str(info.value)) < 200, len(str(info.value))
