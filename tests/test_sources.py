@@ -14,9 +14,6 @@ CITED = re.compile(r"docs/sources\.md\s+s\.(\d+)")
 #: not a file cited.
 FOREIGN = re.compile(r"REFERENCES\.md|\.\./shared/|/work/|(?<![\w-])notes/[\w./-]+|/tmp/")
 OUTPUT = re.compile(r"--out\s+/tmp/")
-#: The one path of this machine a test may name: where it looks for NVIDIA/nccl's history
-#: (COFABRIC_NCCL_GIT overrides it; absent, the test skips and says so).
-LOOKED_FOR = {"tests/test_runtime.py": "/work/.mirror/NVIDIA+nccl/repo"}
 
 
 def _project_files():
@@ -50,8 +47,6 @@ def _foreign(path):
     """The citations of files outside the project in ``path``, each with its line."""
     text = path.read_text()
     name = path.relative_to(ROOT).as_posix()
-    if name in LOOKED_FOR:
-        text = text.replace(LOOKED_FOR[name], "")
     text = OUTPUT.sub(lambda m: m.group()[:-len("/tmp/")], text)
     return [f"{name}:{text.count(chr(10), 0, m.start()) + 1}: {m.group()}"
             for m in FOREIGN.finditer(text)]
