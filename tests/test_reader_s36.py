@@ -95,3 +95,18 @@ def test_a_long_unknown_choice_is_quoted_shortened(name):
     with pytest.raises(ValueError, match=r"must be .*, got .*\(5002 characters\)") as info:
         _choice_calls()[name]("x" * 5000)
     assert len(str(info.value)) < 200, len(str(info.value))
+
+
+@pytest.mark.parametrize("token", ["1:" + "9" * 5000, "1KiB:4KiB:x" + "x" * 5000])
+def test_a_long_size_token_is_quoted_shortened(token):
+    # cofabric --sizes quoted a range token whole, twice (5-10 KB lines)
+    with pytest.raises(fabric.SpecError, match=r"^size range '.*\(50\d\d characters\)") as info:
+        analysis.parse_sizes([token])
+    assert len(str(info.value)) < 300, len(str(info.value))
+
+
+@pytest.mark.parametrize("values", [None, 5.5])
+def test_sizes_that_are_no_token_or_sequence_are_a_type_error(values):
+    # Python's "'NoneType' object is not iterable" named nothing
+    with pytest.raises(TypeError, match=r"^sizes must be a sequence of sizes"):
+        analysis.parse_sizes(values)
