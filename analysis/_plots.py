@@ -24,7 +24,7 @@ import numpy as np
 from fabric import format_size
 from fabric._arrays import real_array
 from fabric._fabric import fabric_arg
-from fabric._units import show_value, text_of
+from fabric._units import kind_error, show_value, text_of
 
 __all__ = [
     "palette",
@@ -41,7 +41,13 @@ __all__ = [
 
 
 def _new_axes(ax, projection=None):
+    """``ax``, else a new figure's axes: the one place a plot function takes its ``ax``
+    (a string or a Figure was Python's "'str' object has no attribute 'step'")."""
     if ax is not None:
+        from matplotlib.axes import Axes
+
+        if not isinstance(ax, Axes):
+            raise kind_error(ax, "ax", "a matplotlib Axes or None (a new figure's)")
         return ax
     import matplotlib.pyplot as plt
 

@@ -1262,8 +1262,9 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
             twice = sorted({c for c, p in zip(names, pos) if p >= 0 and pos.count(p) > 1})
             raise SpecError(f"instance must name the {n} distinct live chips of layout {lay} "
                             f"by name (as DecodeStep.instance gives them), got {len(names)}"
-                            + (f"; not live chips of {fabric.name}: {bad[:4]!r}" if bad else "")
-                            + (f"; named twice: {twice[:4]!r}" if twice else ""))
+                            + (f"; not live chips of {fabric.name}: {show_value(bad[:4])}"
+                               if bad else "")
+                            + (f"; named twice: {show_value(twice[:4])}" if twice else ""))
     one_at_a_time = flag_of(one_at_a_time, "one_at_a_time")
     check_engine(engine, none_ok=True)
     if trtllm_release is not None:

@@ -110,3 +110,23 @@ def test_sizes_that_are_no_token_or_sequence_are_a_type_error(values):
     # Python's "'NoneType' object is not iterable" named nothing
     with pytest.raises(TypeError, match=r"^sizes must be a sequence of sizes"):
         analysis.parse_sizes(values)
+
+
+@pytest.mark.parametrize("draw", [
+    lambda ax: analysis.plot_latency_cdf({"a": [1e-6]}, ax=ax),
+    lambda ax: analysis.plot_link_utilization({"a": [0.5]}, ax=ax),
+    lambda ax: analysis.draw_scaling([], "bisection_per_chip_Bps", ax=ax),
+], ids=["latency-cdf", "link-utilization", "draw-scaling"])
+def test_an_ax_that_is_no_axes_is_a_type_error(draw):
+    # was Python's "'str' object has no attribute 'step'" (or 'plot'), naming no argument
+    with pytest.raises(TypeError, match=r"^ax must be a matplotlib Axes or None .*, got 'x' "
+                                        r"\(a str\)$"):
+        draw("x")
+
+
+def test_prefill_time_quotes_a_long_instance_shortened():
+    f = topologies.build("hgx-b200")
+    with pytest.raises(fabric.SpecError, match=r"not live chips of hgx-b200: \['x+\.\.\. "
+                                               r"\(20016 characters\)") as info:
+        analysis.prefill_time("deepseek-v3", f, isl=64, layout="tp=8", instance=["x" * 5000] * 8)
+    assert len(str(info.value)) < 300      # was 20 KB: four names whole
