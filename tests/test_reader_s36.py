@@ -130,3 +130,23 @@ def test_prefill_time_quotes_a_long_instance_shortened():
                                                r"\(20016 characters\)") as info:
         analysis.prefill_time("deepseek-v3", f, isl=64, layout="tp=8", instance=["x" * 5000] * 8)
     assert len(str(info.value)) < 300      # was 20 KB: four names whole
+
+
+def test_link_tech_refuses_what_is_no_name_as_chip_spec_does():
+    # link_tech(None) was a SpecError 'unknown link technology None' (chip_spec's twin)
+    for value, shown in ((None, "None (a NoneType)"), (5, "5 (an int)")):
+        with pytest.raises(TypeError, match=r"^link technology must be a technology's name or "
+                                            rf"a fabric\.LinkTech, got {re.escape(shown)}$"):
+            fabric.link_tech(value)
+    with pytest.raises(fabric.SpecError, match=r"\(5002 characters\); known: ") as info:
+        fabric.link_tech("x" * 5000)
+    assert len(str(info.value)) < 200            # was the 5000-character name whole
+
+
+def test_host_link_reads_a_chip_by_name():
+    # was "'str' object has no attribute 'grace_gpus'"
+    from fabric._access import host_link
+    assert [host_link(c) for c in ("gb200", "h200", "tpu-v4", None)] == [
+        "nvlink-c2c", "pcie", None, None]
+    with pytest.raises(TypeError, match="^chip must be a chip name or a fabric.ChipSpec"):
+        host_link(5)
