@@ -122,7 +122,8 @@ import math
 import os
 from dataclasses import dataclass
 
-from fabric import MATH_FORMATS, Parameter, SpecError
+from fabric import Parameter, SpecError
+from fabric._chips import check_math_format
 from fabric._system import read_text, read_toml
 from fabric._units import (
     check_count,
@@ -223,9 +224,7 @@ class WeightFormat:
             object.__setattr__(self, f, float(v))     # np.float16 would compute as one
         object.__setattr__(self, "group", check_count(
             self.group, "group", 1, f"an integer >= 1 (weight format {show_value(self.name)})"))
-        if self.math not in MATH_FORMATS:
-            raise SpecError(f"weight format {show_value(self.name)}: math must be one of "
-                            f"{MATH_FORMATS}, got {show_value(self.math)}")
+        check_math_format(self.math, f"weight format {show_value(self.name)}: math")
 
     @property
     def bytes_per_weight(self):

@@ -23,7 +23,7 @@ import numpy as np
 
 from fabric import format_size
 from fabric._arrays import real_array
-from fabric._fabric import fabric_arg
+from fabric._fabric_arg import fabric_arg
 from fabric._units import kind_error, show_value, text_of
 
 __all__ = [

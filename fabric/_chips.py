@@ -124,6 +124,25 @@ MATH_FORMATS = ("bf16", "fp8", "fp4", "int8")
 #: generation the runtimes know".
 GENERATIONS = ("hopper", "blackwell")
 
+
+def check_math_format(value, what="math format"):
+    """``value`` where a math format is due (one of :data:`MATH_FORMATS`), else a TypeError
+    (not a str) or a SpecError (another name) naming ``what``: the one check of a math format
+    (the GEMM tables, :meth:`ChipSpec.peak`, a chip's ``tensor_flops`` and a weight format's
+    ``math`` each spelt their own).
+
+    >>> check_math_format("fp8")
+    'fp8'
+    >>> check_math_format("fp16")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: math format must be one of ('bf16', 'fp8', 'fp4', 'int8'), got 'fp16'
+    """
+    if text_of(value, what) not in MATH_FORMATS:
+        raise SpecError(f"{what} must be one of {MATH_FORMATS}, got {show_value(value)}")
+    return value
+
+
 #: The reduction bound used for every preset: bytes reduced per byte of HBM traffic.
 REDUCE_RATE_NOTE = "HBM bandwidth / 3: a reduction reads two operands and writes one (assumption)"
 
@@ -203,9 +222,7 @@ class ChipSpec:
         if len(flops) != len(self.tensor_flops):
             raise SpecError(f"chip {self.name!r}: tensor_flops names a format twice")
         for fmt, v in flops.items():
-            if fmt not in MATH_FORMATS:
-                raise SpecError(f"chip {self.name!r}: tensor_flops format must be one of "
-                                f"{MATH_FORMATS}, got {fmt!r}")
+            check_math_format(fmt, f"chip {self.name!r}: tensor_flops format")
             if not (is_finite(v) and v > 0):
                 raise error_for(v, f"chip {self.name!r}: tensor_flops[{fmt!r}] must be a "
                                    f"positive finite FLOP/s, got {show_value(v)}")
@@ -230,9 +247,7 @@ class ChipSpec:
         >>> chip_spec("b200").peak("fp4") / 1e15, chip_spec("h100").peak("fp4")
         (9.0, None)
         """
-        if fmt not in MATH_FORMATS:
-            raise SpecError(f"math format must be one of {MATH_FORMATS}, got {fmt!r}")
-        return dict(self.tensor_flops).get(fmt)
+        return dict(self.tensor_flops).get(check_math_format(fmt))
 
     def gemm_format(self, fmt):
         """The math format a GEMM of math format ``fmt`` runs in on this chip: ``fmt``

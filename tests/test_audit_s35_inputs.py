@@ -146,7 +146,7 @@ def test_a_build_over_the_size_limit_says_so_on_a_line(build):
 ], ids=["applicable_algorithms", "instance_chips", "idle_chips", "decode_step",
         "candidate_layouts", "serving_point"])
 def test_a_spec_where_a_fabric_is_due_says_what_builds_it(call):
-    """Six more public functions through fabric._fabric.fabric_arg (the session's whole-diff
+    """Six more public functions through fabric_arg (the session's whole-diff
     read: they gave "'str' object has no attribute 'chip'", naming nothing)."""
     import analysis
     with pytest.raises(TypeError, match="topologies.build makes one"):
