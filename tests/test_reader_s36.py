@@ -150,3 +150,15 @@ def test_host_link_reads_a_chip_by_name():
         "nvlink-c2c", "pcie", None, None]
     with pytest.raises(TypeError, match="^chip must be a chip name or a fabric.ChipSpec"):
         host_link(5)
+
+
+@pytest.mark.parametrize("argv", [
+    ["latency", "torus:2x2", "--op", "x" * 5000],
+    ["cost", "torus:2x2", "--op", "all-reduce", "--size", "1KiB", "--bogus", "x" * 5000],
+], ids=["invalid-choice", "unrecognized"])
+def test_argparse_refusing_a_long_argument_quotes_it_shortened(argv):
+    # argparse quoted the argument whole: a 5 KB line (the CLI's one-line contract kept)
+    from cli_run import run_cli
+    rc, out, err = run_cli(argv)
+    assert (rc, out, err.count("\n")) == (2, "", 1) and "... (500" in err, (rc, err[:200])
+    assert len(err) < 200, len(err)
