@@ -1923,9 +1923,11 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                                     else (up_t, up_b, net_t, net_b))
     scale = b_c / b_d
     copy_d = copy_c = 0.0
+    copied = False
     if kern.local_copy or kern.staging_copy or kern.send_staging:
         c = chip if chip is not None else fabric.chip
         if c is not None:
+            copied = True
             hbm = chip_spec(c).hbm_bandwidth
             # a source's own tokens' copies (sent in the dispatch, back in the combine) and
             # what a rank receives in the dispatch (the copies its experts hold); a source
@@ -1958,6 +1960,12 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     gaps_c = max(kern.kernels[1] - 1, 0) * gap
     # one block's serial chain, at the latencies of the GPU generation that runs it
     arch = runtime_arch(fabric if chip is None else types.SimpleNamespace(chip=chip_spec(chip)))
+    if kern.reduce_stages and kern.local_copy and copied:
+        # one receiving group's sum of a token, its copies loaded whole into a few stages: a
+        # floor under the chip-wide receive copy, not added to it (ExchangeKernel.reduce_stages)
+        floor, used = kern.receive_floor(arch, int(k), l2_flushed)
+        copy_c = max(copy_c, floor)
+        params = params + tuple(p for p in used if p not in params)
     chain = [0.0, 0.0]
     # the busiest token's distinct ranks (own included, and not), per phase: the dispatch
     # ends in a barrier that waits for every EP rank's last block (every token sent); the

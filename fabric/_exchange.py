@@ -1117,6 +1117,13 @@ class ExchangeKernel:
         receive part, each pass taking the token's ``k`` copies one after another (an index
         load, then the copy's load: pplx-kernels' gatherKernel, 256 threads x 8 elements):
         :meth:`receive_reduce`. Needs ``combine_blocks``.
+    reduce_stages : int
+        ``0``, or the shared-memory stages into which one warp of the combine's receive part
+        loads each of a token's ``k`` received copies whole for its block's reduction warps
+        (DeepEP's low-latency combine since #345: a TMA load warp and 14 reduction warps per
+        token): one token's sum is then its top-k ids' load and ``ceil(k / reduce_stages)``
+        dependent loads of copies the peers have just stored (L2), a floor under the phase's
+        receive copy (:meth:`receive_floor`).
     put_vector : int
         ``0``, or the bytes one warp copies per dependent load when such a combine's block puts
         a copy to a load/store peer (NVSHMEM's warp memcpy: 32 lanes x 16 B, a load then its
@@ -1266,6 +1273,7 @@ class ExchangeKernel:
     combine_blocks: int = 0
     late_pulls: tuple = ()
     reduce_elements: int = 0
+    reduce_stages: int = 0
     put_vector: int = 0
     cycles: tuple = ((), ())
     stage_vector: tuple = ()
@@ -1365,8 +1373,8 @@ class ExchangeKernel:
         ) or len({e[0] for e in v}) != len(v):
             raise SpecError(f"pointer_overlap must be (arch, n) entries, one per arch in "
                              f"{sorted(EXCHANGE_LATENCY)}, n an int >= 1, got {show_value(v)}")
-        for field in ("combine_blocks", "reduce_elements", "put_vector", "send_grid",
-                      "receive_vector", "walk_slot_bytes"):
+        for field in ("combine_blocks", "reduce_elements", "reduce_stages", "put_vector",
+                      "send_grid", "receive_vector", "walk_slot_bytes"):
             object.__setattr__(self, field, check_count(getattr(self, field), field, 0,
                                                         "an int >= 0"))
         for field, what in (("stage_vector", "dispatch, combine bytes per staging round"),
@@ -1770,6 +1778,49 @@ class ExchangeKernel:
         blocks = min(self.combine_blocks, experts * tokens)
         return (-(-tokens // blocks)) * (-(-int(hidden) // self.reduce_elements)) * k
 
+    def receive_floor(self, arch, k, l2_flushed=True):
+        """Seconds one receiving warp group's sum of one token takes at least, with
+        :attr:`reduce_stages` (``0.0`` and no Parameter without it), and the latency Parameters
+        used: the token's top-k ids (``hbm_load``; ``l2_hit`` with ``l2_flushed=False``), then
+        its ``k`` copies loaded whole into ``reduce_stages`` stages, each stage reused after the
+        reduction warps free it: ``ceil(k / reduce_stages)`` dependent ``l2_hit`` (copies the
+        peers stored into this GPU in the same kernel, after which only flags and a grid sync).
+
+        Parameters
+        ----------
+        arch : str
+            GPU generation (``"hopper"`` or ``"blackwell"``): the latency table.
+        k : int
+            The token's received copies (its top-k).
+        l2_flushed : bool
+            ``False`` when the top-k ids are still in L2.
+
+        Returns
+        -------
+        tuple
+            (seconds, tuple of :class:`~fabric.Parameter`).
+
+        Examples
+        --------
+        >>> import dataclasses
+        >>> k = dataclasses.replace(exchange_kernel("deepep-low-latency"), name="x",
+        ...                         reduce_stages=3)
+        >>> t, used = k.receive_floor("hopper", 8)     # 689 + 3 x 280.4 cycles at 1.98 GHz
+        >>> round(t * 1e9, 1), [p.name for p in used]
+        (772.8, ['exchange.latency.hopper.hbm_load', 'exchange.latency.hopper.l2_hit'])
+        >>> exchange_kernel("deepep-low-latency").receive_floor("hopper", 8)
+        (0.0, ())
+        """
+        k = check_count(k, "k", 1, "an int >= 1 (the token's top-k)")
+        if not self.reduce_stages:
+            return 0.0, ()
+        table = EXCHANGE_LATENCY[arch]
+        first = table["hbm_load" if l2_flushed else "l2_hit"]
+        hit = table["l2_hit"]
+        waves = -(-k // self.reduce_stages)
+        used = (first,) if first is hit else (first, hit)
+        return first.value + waves * hit.value, used
+
     def combine_posts(self, copies, blocks, domains):
         """NIC posts of the slowest combine block (see ``combine_blocks``) when ``copies``
         received copies are spread over ``blocks`` blocks (block ``b`` takes copies ``b``,
@@ -1936,7 +1987,7 @@ class ExchangeKernel:
                                  "", src.get("count_grid", "")))
         # counts (blocks, elements, experts per block) and a flag carry no unit; the copies'
         # bytes per dependent load are bytes, as stage_vector and pull_vector
-        for field, unit in (("combine_blocks", ""), ("reduce_elements", ""),
+        for field, unit in (("combine_blocks", ""), ("reduce_elements", ""), ("reduce_stages", ""),
                             ("block_per_token", ""), ("put_vector", "B"), ("send_grid", ""),
                             ("receive_vector", "B"), ("walk_slot_bytes", "B")):
             if getattr(self, field):
