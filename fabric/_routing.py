@@ -322,7 +322,9 @@ class Router:
             policy = default_policy(fabric)
         if ecmp is None:
             ecmp = default_ecmp(fabric)
-        if text_of(policy, "policy") not in POLICIES:     # a kind first, then the set
+        # a choice: its kind first (a numpy array raised numpy's 'truth value ... is
+        # ambiguous', 5 was 'must be one of'), then its set
+        if text_of(policy, "policy") not in POLICIES:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got "
                              f"{show_value(policy)}")
         if text_of(ecmp, "ecmp") not in ECMP_MODES:
