@@ -1138,7 +1138,10 @@ class HostDomain:
                             window=win.reshape(shape), ok=ok.reshape(shape))
 
     def local_addresses(self, global_address):
-        """Every local address of this domain that translates to ``global_address``."""
+        """Every local address of this domain whose window maps ``global_address``, in local
+        order, whether or not :meth:`translate` permits an access through it (a window
+        the domain is not granted, a read-only one for a write): :meth:`reach` asks
+        :meth:`translate` of each."""
         g = validate_address(global_address, self.width)
         t = self.table
         hit = (t.global_base <= g) & (g < t.global_base + t.size)

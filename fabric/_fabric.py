@@ -30,7 +30,16 @@ from ._failures import Failures
 from ._params import Parameter
 from ._schema import default_endpoints, validate_graph
 from ._structure import Clos, Dragonfly, Grid, Switched
-from ._units import is_int, is_numeral, items_of, kind_error, name_list, show_value, text_of
+from ._units import (
+    is_int,
+    is_numeral,
+    items_of,
+    kind_error,
+    name_list,
+    sequence_of,
+    show_value,
+    text_of,
+)
 
 _INT64 = np.dtype(np.int64)
 
@@ -169,7 +178,9 @@ class Fabric(FabricBase):
 
     def __post_init__(self):
         # Normalise containers so that a Fabric is hashable-free but immutable in practice.
-        object.__setattr__(self, "endpoints", tuple(self.endpoints))
+        # a sequence in rank order (a set gave ranks in its hashes' order)
+        object.__setattr__(self, "endpoints", tuple(sequence_of(self.endpoints, "endpoints",
+                                                                "chip nodes in rank order")))
         if self.ranks is None:
             object.__setattr__(self, "ranks", tuple(range(len(self.endpoints))))
         else:
@@ -232,6 +243,8 @@ class Fabric(FabricBase):
         GraphError
             Naming the node or edge that breaks the schema, or a disconnected endpoint.
         """
+        if endpoints is not None:     # a set: its hashes' order, not a rank order
+            endpoints = sequence_of(endpoints, "endpoints", "chip nodes in rank order")
         validate_graph(G, endpoints)
         H = G.copy()
         for _, _, data in H.edges(data=True):

@@ -3,9 +3,10 @@
 The public functions that take a :class:`fabric.Fabric` ask :func:`fabric_arg` of it, so a
 spec string, ``None`` or a networkx graph where a fabric is due is one TypeError saying what
 builds a fabric (``'torus:4x4'`` gave "'str' object has no attribute 'graph'", naming nothing).
-The exceptions read a fabric's attributes from any object, as their docstrings say
-(:func:`fabric.rack_chips`, :func:`fabric.runtime_arch`; :func:`fabric.unreachable_findings`,
-whose no-router branch is tested through a proxy).
+The exceptions read a fabric's attributes from any object, as their docstrings say:
+:func:`fabric.runtime_arch` reads any object's ``chip`` (the exchange model asks it of a chip
+alone) and asks this of an object without one; :func:`fabric.unreachable_findings`, whose
+no-router branch is tested through a proxy.
 
 It lives in this leaf module, not beside :class:`fabric.Fabric`: ``fabric._fabric`` imports
 the modules of ``route``, ``without``, ``layout_regions``, ``loadstore_domains`` ... (its

@@ -69,6 +69,7 @@ import math
 import re
 
 from ._errors import SpecError
+from ._fabric_arg import fabric_arg
 from ._params import Parameter
 from ._units import (
     error_for,
@@ -1648,8 +1649,8 @@ def runtime_arch(fabric):
     Parameters
     ----------
     fabric : Fabric
-        Any object with the fabric's ``chip`` (a :class:`ChipSpec` or None) and, without a
-        chip, its graph.
+        Or any object with a fabric's ``chip`` (a :class:`ChipSpec`); without a chip, a
+        Fabric (its links decide), else a TypeError (:func:`fabric._fabric_arg.fabric_arg`).
 
     Returns
     -------
@@ -1667,10 +1668,11 @@ def runtime_arch(fabric):
     >>> runtime("symmetric-memory").kernel_floor[runtime_arch(SimpleNamespace(chip=chip_spec("h100")))]
     2.3e-06
     """
-    chip = getattr(fabric, "chip", None)
-    if chip is not None:
-        return getattr(chip, "generation", None) or "hopper"
-    techs = {d.get("tech") for _u, _v, d in fabric.graph.edges(data=True)}
+    if not hasattr(fabric, "chip"):     # no chip to read: a fabric is due ('torus:4x4' was
+        fabric = fabric_arg(fabric)     # "'str' object has no attribute 'graph'")
+    if fabric.chip is not None:
+        return getattr(fabric.chip, "generation", None) or "hopper"
+    techs = {d.get("tech") for _u, _v, d in fabric_arg(fabric).graph.edges(data=True)}
     return "blackwell" if "nvlink5" in techs else "hopper"
 
 

@@ -462,6 +462,12 @@ def show_value(value):
     '1606938044258990275541962092341162602522... (61 digits)'
     >>> show_value("4KiB")
     "'4KiB'"
+
+    A set is shown with its items' texts sorted, a set inside it too (its own repr follows
+    its hashes, so the same message read differently from one PYTHONHASHSEED to the next):
+
+    >>> show_value({"chip3", "chip1"})
+    "{'chip1', 'chip3'}"
     """
     if isinstance(value, int) and not isinstance(value, bool):
         n = abs(value)
@@ -472,7 +478,11 @@ def show_value(value):
         sign = "-" if value < 0 else ""
         return f"{sign}{head[:SHOWN_DIGITS]}... ({len(head) + k} digits)"
     try:
-        text = repr(value)
+        if isinstance(value, (set, frozenset)) and value:
+            inner = "{" + ", ".join(sorted(show_value(x) for x in value)) + "}"   # (nested too)
+            text = inner if type(value) is set else f"{type(value).__name__}({inner})"
+        else:
+            text = repr(value)
     except ValueError:           # e.g. a numpy object array holding a huge int
         return f"<{type(value).__name__}>"
     if len(text) > 2 * SHOWN_DIGITS:

@@ -5,6 +5,8 @@ the modules ``fabric._fabric`` imports (``'str' object has no attribute 'graph'`
 modules could not import the one check, ``fabric_arg``, without an import cycle. It now lives
 in the leaf module ``fabric._fabric_arg``, which every module imports.
 """
+import re
+
 import pytest
 
 import fabric
@@ -152,3 +154,41 @@ def test_a_set_or_a_mapping_is_no_sequence(call):
     import topologies
     with pytest.raises(TypeError, match=r"must be a sequence of .*, got \{.*\} \(a (set|dict)\)$"):
         call(topologies.build("torus:4x4,chip=h100"))
+
+
+@pytest.mark.parametrize("value", ["torus:4x4", None])
+def test_runtime_arch_of_no_fabric_is_refused(value):
+    """runtime_arch reads any object's chip (analysis asks it of a chip alone); an object
+    without one ('torus:4x4', None) was "'str' object has no attribute 'graph'"."""
+    with pytest.raises(TypeError, match=r"^fabric must be a fabric\.Fabric \(topologies"):
+        fabric.runtime_arch(value)
+
+
+def test_a_set_in_a_message_is_shown_sorted():
+    """A refused set was quoted by its repr, in its hashes' order: the same call's message
+    read differently from one PYTHONHASHSEED to the next (Determinism)."""
+    import topologies
+    from fabric._units import show_value
+    names = {f"chip{i}" for i in range(6)}
+    want = "{" + ", ".join(repr(n) for n in sorted(names)) + "}"
+    assert show_value(names) == want
+    assert show_value(frozenset(names)) == f"frozenset({want})"
+    nested = {frozenset({"chip5", "chip1", "chip3"}), frozenset({"chip4", "chip0", "chip2"})}
+    assert show_value(nested) == ("{frozenset({'chip0', 'chip2', 'chip4'}), "
+                                  "frozenset({'chip1', 'chip3', 'chip5'})}")
+    with pytest.raises(TypeError, match=re.escape(f"got {want} (a set)")):
+        fabric.route_many(topologies.build("torus:4x4"), names, list(range(6)))
+
+
+@pytest.mark.parametrize("endpoints", [{"a", "b", "c"}, "abc"])
+def test_from_graphs_endpoints_must_be_a_sequence(endpoints):
+    """Fabric.from_graph's endpoints (the rank order) took any iterable: a set gave the ranks
+    in its hashes' order (('a', 'b', 'c') under PYTHONHASHSEED=1, ('c', 'b', 'a') under 2),
+    and the string 'abc' read letter by letter named three chips."""
+    import networkx as nx
+    G = nx.path_graph(["a", "b", "c"])
+    nx.set_node_attributes(G, "chip", "kind")
+    nx.set_edge_attributes(G, 1e9, "bandwidth")
+    nx.set_edge_attributes(G, 1e-7, "latency")
+    with pytest.raises(TypeError, match=r"^endpoints must be a sequence of chip nodes in rank "):
+        fabric.Fabric.from_graph(G, endpoints=endpoints)
