@@ -256,10 +256,8 @@ def validate_address(address, width=57, what="address"):
     except (TypeError, ValueError) as e:
         raise AddressMapError(f"{what} {show_value(address)} is refused: {e}") from e
     if value >> width:
-        shown = format_address(value)
-        if len(shown) > 60:
-            shown = f"{shown[:20]}... ({value.bit_length()} bits)"
-        elif isinstance(address, str) and address.strip() != shown:
+        shown = format_address(value)       # it shortens a value beyond any width itself
+        if isinstance(address, str) and address.strip() != shown:
             shown = f"{show_value(address)} ({shown})"
         raise AddressMapError(f"{what} {shown} is wider than the {width}-bit "
                               f"address width (max {format_address((1 << width) - 1)})")
