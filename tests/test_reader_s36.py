@@ -173,3 +173,13 @@ def test_speculative_decode_quotes_its_two_draft_prices_shortened():
         analysis.speculative_decode("kimi-k2", f, draft_length=3, acceptance=0.7,
                                     draft_time="x" * 5000, draft_cost=1, batch=8, context=64,
                                     layout="tp=4")
+
+
+def test_gemm_compute_efficiency_checks_its_choices_kind_first():
+    # generation=5 was a SpecError 'must be one of ... got 5'; a long name came back whole
+    with pytest.raises(TypeError, match=r"^generation must be a str, got 5 \(an int\)$"):
+        analysis.gemm_compute_efficiency(5, "fp8", "dense")
+    with pytest.raises(TypeError, match=r"^GEMM kind must be a str, got 5 \(an int\)$"):
+        analysis.gemm_compute_efficiency("hopper", "fp8", 5)
+    with pytest.raises(fabric.SpecError, match=r"\(5002 characters\)$"):
+        analysis.gemm_compute_efficiency("hopper", "fp8", "x" * 5000)
