@@ -111,7 +111,9 @@ def add_step_options(p):
                         "analysis.cost (e.g. nccl, symmetric-memory, ideal; default: "
                         f"{default_runtime()}, except --engine vllm on "
                         f"{' and '.join(VLLM_DISPATCH_GENERATIONS)} chips, whose TP "
-                        "all-reduces take vLLM's own dispatch, analysis.vllm_all_reduce)")
+                        "all-reduces take vLLM's own dispatch, analysis.vllm_all_reduce); "
+                        "--engine trtllm on b200 and h200 chips: TensorRT-LLM's measured op, "
+                        "analysis.trtllm_all_reduce")
     p.add_argument("--ep-kernel", default=None,
                    help="MoE exchange kernel for dispatch/combine: "
                         + ", ".join(EXCHANGE_KERNELS)
@@ -194,14 +196,17 @@ def _param(step, name):
 def runtime_text(collective, runtime=None):
     """How a step's collectives are priced, one phrase for ``decode``'s and ``serve``'s
     headers: ``collective`` is the label of the step's collective cost function
-    (``"analysis.cost"`` or ``"analysis.vllm_all_reduce"``, :func:`analysis.engine_collective`)
-    and ``runtime`` the --runtime given. vLLM's dispatch prices only the tensor-parallel
-    all-reduces; every other collective runs under the default runtime.
+    (``"analysis.cost"``, ``"analysis.vllm_all_reduce"`` or ``"analysis.trtllm_all_reduce"``,
+    :func:`analysis.engine_collective`) and ``runtime`` the --runtime given. The engines'
+    own all-reduces price only the tensor-parallel all-reduces; every other collective runs
+    under the default runtime.
 
     >>> runtime_text("analysis.cost")
     'runtime nccl'
     >>> runtime_text("analysis.vllm_all_reduce")
     "TP all-reduces by vLLM's own dispatch (analysis.vllm_all_reduce), other collectives runtime nccl"
+    >>> runtime_text("analysis.trtllm_all_reduce")
+    "TP all-reduces by TensorRT-LLM's measured op (analysis.trtllm_all_reduce), other collectives runtime nccl"
     >>> runtime_text("analysis.cost", "ideal")
     'runtime ideal'
     """
@@ -211,8 +216,10 @@ def runtime_text(collective, runtime=None):
         return f"runtime {resolved_runtime_name(runtime)}"
     if collective == "analysis.cost":
         return f"runtime {default_runtime()}"
-    what = ("vLLM's own dispatch (analysis.vllm_all_reduce)"
-            if collective == "analysis.vllm_all_reduce" else collective)
+    what = {"analysis.vllm_all_reduce": "vLLM's own dispatch (analysis.vllm_all_reduce)",
+            "analysis.trtllm_all_reduce": "TensorRT-LLM's measured op "
+                                          "(analysis.trtllm_all_reduce)"}.get(collective,
+                                                                              collective)
     return f"TP all-reduces by {what}, other collectives runtime {default_runtime()}"
 
 

@@ -2311,9 +2311,15 @@ def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm=
       ``requirements/cuda.txt``), i.e. ``fuse_allreduce_rms=True``; torch symmetric memory
       on (``VLLM_ALLREDUCE_USE_SYMM_MEM`` default 1). vllm-project/vllm
       ``vllm/config/vllm.py``; docs/sources.md s.8;
+    * ``engine="trtllm"`` on a chip TensorRT-LLM's all-reduce op was measured on (B200, H200:
+      :data:`analysis.TRTLLM_ALLREDUCE_BF16`, TensorRT-LLM 1.2.0rc5) with no ``runtime`` and
+      ``algorithm`` ``"auto"``: :func:`analysis.trtllm_all_reduce`, each TP all-reduce at
+      that op's measured time and every other operation through :func:`analysis.cost`
+      (session 36; the rows of 2025 code it prices ran 0.18-0.20 releases: assumed no faster);
     * otherwise :func:`analysis.cost` (its default runtime, or the ``runtime`` and
-      ``algorithm`` asked for: a caller's explicit choice wins over the engine's dispatch;
-      vLLM's tables list no other chip generation).
+      ``algorithm`` asked for: a caller's explicit choice wins over the engine's dispatch
+      and measured op, so a comparison that states one runtime for every system asks it;
+      vLLM's tables list no other chip generation, TensorRT-LLM's op no other chip).
 
     Parameters
     ----------
@@ -2339,9 +2345,10 @@ def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm=
     >>> engine_collective("vllm", chip_spec("h200")).__name__
     'vllm_all_reduce'
     >>> [engine_collective(e, chip_spec(c), runtime=r).__name__
-    ...  for e, c, r in (("trtllm", "h200", None), ("vllm", "h200", "nccl"),
+    ...  for e, c, r in (("trtllm", "h200", None), ("trtllm", "h200", "nccl"),
+    ...                  ("trtllm", "gb200", None), ("vllm", "h200", "nccl"),
     ...                  ("vllm", "tpu-v4", None))]
-    ['_default_collective', '_default_collective', '_default_collective']
+    ['trtllm_all_reduce', '_default_collective', '_default_collective', '_default_collective', '_default_collective']
     """
     if check_collective(collective) is not None:
         return collective
@@ -2351,6 +2358,12 @@ def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm=
         from ._engine_allreduce import vllm_all_reduce
 
         return vllm_all_reduce
+    if engine == "trtllm" and runtime is None and isinstance(algorithm, str) \
+            and algorithm == "auto":
+        from ._engine_allreduce import TRTLLM_ALLREDUCE_CHIPS, trtllm_all_reduce
+
+        if getattr(chip, "name", None) in TRTLLM_ALLREDUCE_CHIPS:
+            return trtllm_all_reduce
     return _default_collective
 
 
@@ -2699,7 +2712,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     >>> kw = {"batch": 64, "context": 2048, "layout": "tp=8"}
     >>> [round(decode_step("deepseek-r1", h, hbm_efficiency=e, **kw).time * 1e3, 2)
     ...  for e in (None, 0.78, 1.0)]    # published rates, measured GEMMs and MLA op; 0.78; roofline
-    [39.84, 37.24, 31.84]
+    [37.94, 35.35, 29.94]
     >>> decode_step("kimi-k2", f, batch=64, context=4096, layout="tp=3,dp=40")
     Traceback (most recent call last):
     ...
@@ -3856,11 +3869,13 @@ def collective_holds_starts(collective=None, runtime=None):
     ``kernel_floor``, NCCL issue 1940's per-op loop time), not ``"ideal"`` (the model's
     schedules, no software cost); or vLLM's dispatch (:func:`analysis.vllm_all_reduce`,
     :func:`engine_collective`), which prices its kernels under those two runtimes whatever
-    runtime is asked. A caller's own ``collective`` function is not known to hold the start:
+    runtime is asked; or TensorRT-LLM's measured all-reduce
+    (:func:`analysis.trtllm_all_reduce`: each op timed with its graph boundary, the rest
+    through :func:`analysis.cost` at its default runtime). A caller's own ``collective`` function is not known to hold the start:
     its kernels keep their boundaries. The one test behind :func:`_held_starts` (decode
     steps, their two-batch windows) and :func:`analysis.prefill_time` (prompt passes)."""
-    from ._engine_allreduce import vllm_all_reduce
-    if collective is vllm_all_reduce:
+    from ._engine_allreduce import trtllm_all_reduce, vllm_all_reduce
+    if collective is vllm_all_reduce or collective is trtllm_all_reduce:
         return True
     if collective is not None and collective is not _default_collective:
         return False
@@ -4452,9 +4467,17 @@ def _collective_parameter(fn):
                                  "(analysis.vllm_all_reduce; -O2 fuse_allreduce_rms on SM90/"
                                  "SM100, vllm-project/vllm vllm/config/vllm.py; docs/sources.md "
                                  "s.8): decode_step's default for engine='vllm' on Hopper and "
-                                 "Blackwell, or the caller's"}.get(name, "user")
+                                 "Blackwell, or the caller's",
+              "trtllm_all_reduce": "TensorRT-LLM 1.2.0rc5's own all-reduce op as measured "
+                                   "(analysis.trtllm_all_reduce, TRTLLM_ALLREDUCE_BF16: "
+                                   "ai-dynamo/aiconfigurator 095f58a5 b200_sxm / h200_sxm "
+                                   "comm/trtllm/1.2.0rc5/custom_allreduce_perf.parquet), "
+                                   "other collectives analysis.cost: decode_step's default "
+                                   "for engine='trtllm' on B200 and H200, or the "
+                                   "caller's"}.get(name, "user")
     label = {"_default_collective": "analysis.cost",
-             "vllm_all_reduce": "analysis.vllm_all_reduce"}.get(name, name)
+             "vllm_all_reduce": "analysis.vllm_all_reduce",
+             "trtllm_all_reduce": "analysis.trtllm_all_reduce"}.get(name, name)
     return Parameter("decode.collective", label, "", source)
 
 

@@ -44,16 +44,27 @@ list: an assumption).
 ['flashinfer one-shot', 'torch-symm-mem multimem', 'nccl']
 >>> vllm_all_reduce_kernel(f, 229376, ranks, fuse_allreduce_rms=False)
 'vllm-custom 1-stage'
+
+TensorRT-LLM's own all-reduce op is taken as measured instead (:func:`trtllm_all_reduce`,
+:data:`TRTLLM_ALLREDUCE_BF16`: NVIDIA's aiconfigurator timed TensorRT-LLM 1.2.0rc5's op on
+one B200 and one H200 node): ``decode_step(engine="trtllm")``'s default on those chips
+(:func:`analysis.engine_collective`, as vLLM's dispatch is ``engine="vllm"``'s).
 """
 
-from fabric import TORCH_SYMM_MEM, VLLM_CUSTOM_ALLREDUCE, Parameter, SpecError
-from fabric._units import flag_of
+import functools
 
+import numpy as np
+
+from fabric import TORCH_SYMM_MEM, VLLM_CUSTOM_ALLREDUCE, Parameter, SpecError
+from fabric._units import check_count, flag_of, is_real, kind_error
+
+from ._gemm_measured import lower_envelope
 from ._runtime_cost import VLLM_ONE_STAGE_BELOW
 from ._schedules import NotApplicableError
 
-__all__ = ["VLLM_CUSTOM_AR_MAX", "VLLM_FI_FUSION_MAX", "VLLM_FI_ONE_SHOT_MAX",
-           "VLLM_MULTIMEM_GROUPS", "VLLM_SYMM_MEM_MAX", "vllm_all_reduce",
+__all__ = ["TRTLLM_ALLREDUCE_BF16", "TRTLLM_ALLREDUCE_CHIPS", "VLLM_CUSTOM_AR_MAX", "VLLM_FI_FUSION_MAX",
+           "VLLM_FI_ONE_SHOT_MAX", "VLLM_MULTIMEM_GROUPS", "VLLM_SYMM_MEM_MAX",
+           "trtllm_all_reduce", "trtllm_all_reduce_time", "vllm_all_reduce",
            "vllm_all_reduce_kernel"]
 
 _MiB = 1 << 20
@@ -249,3 +260,171 @@ def vllm_all_reduce(fabric, op, nbytes, *, algorithm="auto", ranks=None, transpo
         return cost(fabric, op, nbytes, algorithm="auto", runtime=runtime("nccl"), ranks=ranks,
                     transport=transport)
     return _run(fabric, nbytes, ranks, transport, fuse_allreduce_rms, symm_mem)[1]
+
+#: TensorRT-LLM 1.2.0rc5's own tensor-parallel all-reduce op, BF16, on one node, ``{(chip,
+#: ranks): ((elements, milliseconds), ...)}``: ai-dynamo/aiconfigurator (snapshot 095f58a5)
+#: ``aic-core/src/aiconfigurator_core/systems/data/{b200_sxm,h200_sxm}/comm/trtllm/1.2.0rc5/
+#: custom_allreduce_perf.parquet`` (blobs 7c04325, e45e6df; the data added in 217a5739b and
+#: 13669a172, 2025-12-22), rows framework TRTLLM, op all_reduce, kernel_source TRTLLM,
+#: implementation trtllm, allreduce_dtype bfloat16; columns num_gpus, message_size (elements),
+#: latency (ms). What is timed (collector/collect_all_reduce.py at ab8eab515, 2025-12-22, the
+#: timing unchanged at 095f58a5's collector/network/collect_all_reduce.py): TensorRT-LLM's
+#: ``AllReduce(mapping)`` module with ``AllReduceParams(strategy=AUTO, fusion_op=NONE)`` on a
+#: ``[1, n]`` input (``[n // 4096, 4096]`` above 4096 elements), five such ops captured back to
+#: back in one CUDA graph, 3 warm-up replays, then 20 replays between two CUDA events on rank
+#: 0, the time divided by 100: each op's kernel with its graph boundary. The same sweep
+#: re-collected for 1.3.0rc10 and 1.3.0rc20 with the all-reduce autotuner off (aiconfigurator
+#: #1062) agrees at 8 GPUs and 4096-16384 elements within 0.3 us (B200 5.6-6.1 us, H200
+#: 3.5-3.9 us). Source data, never fitted to a row. The rows it prices ran TensorRT-LLM
+#: 0.18-0.20 (2025); the table is 1.2.0rc5's (assumed no slower than theirs).
+TRTLLM_ALLREDUCE_BF16 = {
+    ("b200", 2): ((128, 0.0044944), (256, 0.0045008), (512, 0.00458304), (1024, 0.0049536), (2048, 0.00483808), (4096, 0.00494816), (8192, 0.00521376), (16384, 0.0051136), (32768, 0.00512832), (65536, 0.005256), (131072, 0.00532032), (262144, 0.00566144), (524288, 0.00635616), (1048576, 0.00818464), (2097152, 0.01148832), (4194304, 0.02050656), (8388608, 0.05628896), (16777216, 0.0863024), (33554432, 0.15499232), (67108864, 0.28157408), (134217728, 0.53184128), (268435456, 0.98601341), (536870912, 1.89648315)),
+    ("b200", 4): ((128, 0.00455168), (256, 0.00466432), (512, 0.00473728), (1024, 0.0052), (2048, 0.0050688), (4096, 0.0052752), (8192, 0.00542816), (16384, 0.00538048), (32768, 0.00541984), (65536, 0.00575104), (131072, 0.00629312), (262144, 0.0075936), (524288, 0.0098432), (1048576, 0.01447584), (2097152, 0.02383936), (4194304, 0.04954816), (8388608, 0.07827136), (16777216, 0.12262432), (33554432, 0.18660864), (67108864, 0.35560352), (134217728, 0.68160545), (268435456, 1.30612061), (536870912, 2.58004761)),
+    ("b200", 8): ((128, 0.00481632), (256, 0.00498016), (512, 0.00535936), (1024, 0.00564512), (2048, 0.00557792), (4096, 0.0057296), (8192, 0.00599616), (16384, 0.0057696), (32768, 0.00591776), (65536, 0.00657856), (131072, 0.00806976), (262144, 0.01124256), (524288, 0.01716064), (1048576, 0.02467072), (2097152, 0.0315088), (4194304, 0.07381536), (8388608, 0.1031296), (16777216, 0.17043327), (33554432, 0.2796464), (67108864, 0.39952415), (134217728, 0.72265732), (268435456, 1.34217926), (536870912, 2.60010254)),
+    ("h200", 2): ((128, 0.00301888), (256, 0.00304096), (512, 0.00308096), (1024, 0.0033008), (2048, 0.00329152), (4096, 0.00336384), (8192, 0.00882432), (16384, 0.00342048), (32768, 0.0072672), (65536, 0.003648), (131072, 0.00406368), (262144, 0.00492544), (524288, 0.0065168), (1048576, 0.00947456), (2097152, 0.01664672), (4194304, 0.03311648), (8388608, 0.07856064), (16777216, 0.14348864), (33554432, 0.25103584), (67108864, 0.46659103), (134217728, 0.88818977), (268435456, 1.70653275), (536870912, 3.30799774)),
+    ("h200", 4): ((128, 0.00307168), (256, 0.00315296), (512, 0.00317568), (1024, 0.00353952), (2048, 0.00348512), (4096, 0.00352224), (8192, 0.00349696), (16384, 0.003712), (32768, 0.00986944), (65536, 0.00942816), (131072, 0.00976064), (262144, 0.0110432), (524288, 0.01312352), (1048576, 0.02085632), (2097152, 0.0349056), (4194304, 0.06046496), (8388608, 0.09823936), (16777216, 0.17550848), (33554432, 0.32344479), (67108864, 0.61701473), (134217728, 1.18870621), (268435456, 2.31993378), (536870912, 4.55485718)),
+    ("h200", 8): ((128, 0.00349696), (256, 0.00345216), (512, 0.00359776), (1024, 0.003896), (2048, 0.00383392), (4096, 0.00386016), (8192, 0.00391584), (16384, 0.00441888), (32768, 0.0050192), (65536, 0.0067648), (131072, 0.01015744), (262144, 0.01621824), (524288, 0.01961344), (1048576, 0.02867232), (2097152, 0.04483872), (4194304, 0.07825248), (8388608, 0.12217024), (16777216, 0.19661152), (33554432, 0.31968288), (67108864, 0.56400673), (134217728, 1.05375488), (268435456, 2.03898331), (536870912, 4.00103638)),
+}
+
+#: The chips (names) :data:`TRTLLM_ALLREDUCE_BF16` measured: where ``engine="trtllm"`` takes
+#: :func:`trtllm_all_reduce` (:func:`analysis.engine_collective`).
+TRTLLM_ALLREDUCE_CHIPS = frozenset(chip for chip, _ in TRTLLM_ALLREDUCE_BF16)
+
+#: each (chip, ranks) sweep as ``(bytes, seconds)``, the lower envelope
+_TRTLLM_AR_ENV = {key: [(2 * n, t) for n, t in lower_envelope(points)]
+                  for key, points in TRTLLM_ALLREDUCE_BF16.items()}
+
+
+def trtllm_all_reduce_time(chip, ranks, nbytes):
+    """Seconds of TensorRT-LLM's all-reduce op of ``nbytes`` (bytes per rank, BF16: two a
+    element) among ``ranks`` GPUs of one node of chip ``chip`` (its name), as measured
+    (:data:`TRTLLM_ALLREDUCE_BF16`): the lower envelope in the size (a smaller message is
+    never dearer than a larger one's measurement: the Hopper sweeps' isolated highs, e.g.
+    H200 2 GPUs 8.82 us at 8192 elements between 3.36 and 3.42, are read as noise; a step
+    that every larger size keeps, H200 4 GPUs from 32768 elements, stays), linear in the
+    size between its points; ``None`` where nothing was measured (another chip or group
+    size, or outside 256 B - 1 GiB).
+
+    Parameters
+    ----------
+    chip : str or None
+        The chip's name (``"b200"``, ``"h200"``: :data:`TRTLLM_ALLREDUCE_BF16`; None: no
+        chip, nothing measured).
+    ranks : int
+        GPUs in the group (2, 4 or 8 measured).
+    nbytes : float
+        Bytes per rank (BF16 elements x 2).
+
+    Returns
+    -------
+    float or None
+        Seconds of one op, None where nothing was measured.
+
+    Examples
+    --------
+    >>> round(trtllm_all_reduce_time("b200", 8, 14336) * 1e6, 2)
+    5.76
+    >>> round(trtllm_all_reduce_time("h200", 2, 16384) * 1e6, 2)   # 8.82 us measured
+    3.42
+    >>> trtllm_all_reduce_time("gb200", 8, 14336) is None
+    True
+    """
+    from ._collectives import read_nbytes
+
+    if chip is not None and not isinstance(chip, str):
+        raise kind_error(chip, "chip", "a chip's name (a str)")
+    env = _TRTLLM_AR_ENV.get((chip, check_count(ranks, "ranks", 1)))
+    size = read_nbytes(nbytes)
+    if env is None or not env[0][0] <= size <= env[-1][0]:
+        return None
+    return float(np.interp(size, [x for x, _ in env], [t for _, t in env]))
+
+
+#: The node each :data:`TRTLLM_ALLREDUCE_BF16` sweep ran on, as a preset: an 8-GPU HGX B200 /
+#: H200 server (aiconfigurator's ``b200_sxm`` / ``h200_sxm`` systems).
+TRTLLM_ALLREDUCE_NODES = {"b200": "hgx-b200", "h200": "hgx-h200"}
+
+
+@functools.lru_cache(maxsize=256)
+def _node_cost(chip, ranks, nbytes):
+    """Seconds of the ``symmetric-memory`` runtime's all-reduce of ``nbytes`` among the first
+    ``ranks`` GPUs of the node ``chip``'s sweep ran on (:data:`TRTLLM_ALLREDUCE_NODES`)."""
+    import topologies
+    from fabric import runtime
+
+    from ._collectives import cost
+
+    node = topologies.build(TRTLLM_ALLREDUCE_NODES[chip])
+    return cost(node, "all-reduce", nbytes, ranks=list(node.endpoints[:ranks]),
+                runtime=runtime("symmetric-memory")).time
+
+
+def trtllm_all_reduce(fabric, op, nbytes, *, algorithm="auto", ranks=None, transport=None,
+                      **kwargs):
+    """Cost of a collective as TensorRT-LLM runs it (``decode_step(engine="trtllm")``'s
+    ``collective`` on the chips its op was measured on, :func:`analysis.engine_collective`;
+    or a ``collective=`` function a caller passes): a tensor-parallel all-reduce at
+    TensorRT-LLM's own measured op (:func:`trtllm_all_reduce_time`; TensorRT-LLM 1.2.0rc5)
+    where the group's chip, size and bytes were measured and the group lies in one
+    load/store domain, every other operation and case through :func:`analysis.cost` at its
+    default runtime. The op was measured on one healthy node (:data:`TRTLLM_ALLREDUCE_NODES`);
+    another fabric, or a degraded one, carries its difference through the model: the time
+    is the measured op plus the ``symmetric-memory`` runtime's cost of the all-reduce (the
+    op's class, one-shot / two-shot load/store kernels) on ``fabric``'s group less its cost
+    on the measured node (equal on that node; a failed link that slows the group slows the
+    op by as much). Its time holds the kernel's start and graph boundary (five ops back to
+    back a graph, per op), as the runtimes' floors do
+    (:func:`analysis._decode.collective_holds_starts`). Named ASSUMPTIONS: the step's fused
+    all-reduce + residual add + RMSNorm kernel takes no less than the plain all-reduce
+    measured (its norm keeps the norm floor the step charges it); rows of 2025 code
+    (TensorRT-LLM 0.18-0.20) ran the op no faster than 1.2.0rc5 (the 1.3.0rc10 and 1.3.0rc20
+    sweeps of the same collector agree with it).
+
+    Returns the :class:`analysis.CollectiveCost` of the measured op (the symmetric-memory
+    runtime's cost with its time and bandwidths replaced, its algorithm ``"trtllm
+    measured"``), or of :func:`analysis.cost`.
+
+    Parameters
+    ----------
+    fabric, op, nbytes, ranks, transport
+        As for :func:`vllm_all_reduce` (``nbytes`` bytes per rank; ``ranks`` default every
+        chip).
+    algorithm : str
+        For the operations :func:`analysis.cost` prices (``"auto"``: the fastest).
+    **kwargs
+        Not used (a ``runtime`` passed by the caller: TensorRT-LLM chooses its kernels).
+
+    Examples
+    --------
+    >>> import topologies
+    >>> f = topologies.build("hgx-b200")
+    >>> r = trtllm_all_reduce(f, "all-reduce", 14336, ranks=list(f.endpoints))
+    >>> r.algorithm, round(r.time * 1e6, 2)
+    ('trtllm measured', 5.76)
+    """
+    import dataclasses
+
+    from fabric import runtime
+
+    from ._closed_form import normalize_op
+    from ._collectives import cost
+
+    op = normalize_op(op)
+    ranks = _ranks(fabric, ranks)
+    chip = getattr(getattr(fabric, "chip", None), "name", None)
+    t = (trtllm_all_reduce_time(chip, len(ranks), nbytes)
+         if op == "all-reduce" and len(ranks) > 1 and np.ndim(nbytes) == 0
+         and is_real(nbytes) and nbytes > 0 else None)
+    own = None
+    if t is not None:
+        try:
+            own = cost(fabric, op, nbytes, algorithm="auto", runtime=runtime("symmetric-memory"),
+                       ranks=ranks, transport=transport)
+        except NotApplicableError:      # a group across load/store domains: not the node's op
+            own = None
+    if own is None:
+        return cost(fabric, op, nbytes, algorithm=algorithm, ranks=ranks, transport=transport)
+    t += own.time - _node_cost(chip, len(ranks), float(nbytes))
+    scale = own.time / t
+    return dataclasses.replace(own, time=t, algbw=own.algbw * scale, busbw=own.busbw * scale,
+                               algorithm="trtllm measured", candidates=())

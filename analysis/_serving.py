@@ -2778,7 +2778,7 @@ class _Sweep:
                         for k in ("algorithm", "transport", "runtime")
                         if decode_kwargs.get(k) is not None}
         self.cost_kw["collective"] = engine_collective(
-            decode_kwargs.get("engine"), self.chip,
+            engine, self.chip,
             collective=decode_kwargs.get("collective"), runtime=decode_kwargs.get("runtime"),
             algorithm=decode_kwargs.get("algorithm", "auto"))
 
@@ -3222,8 +3222,8 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     >>> import topologies
     >>> fr = serving_frontier("deepseek-v3", topologies.build("hgx-h200"), isl=1024, osl=1024,
     ...                       batches=(1, 16), speculative=((0, 0.0),))
-    >>> [(p.layout, p.batch) for p in fr.points]  # the measured MoE module and MLA op
-    [('tp=8,dp=1', 1), ('tp=4,dp=2', 16)]
+    >>> [(p.layout, p.batch) for p in fr.points]  # measured MoE module, MLA op, all-reduce
+    [('tp=8,dp=1', 1), ('tp=8,dp=1', 16)]
     >>> one, many = fr.points     # tokens/s per user falls, tokens/s per GPU rises with batch
     >>> one.tokens_per_s_user > many.tokens_per_s_user, one.tokens_per_s_gpu < many.tokens_per_s_gpu
     (True, True)

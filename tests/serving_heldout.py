@@ -277,8 +277,11 @@ def _trtllm_min_latency(row, system, model, layout, draft_length, acceptance=Non
                         moe_backend="cutlass"):
     """TensorRT-LLM at batch 1: attention TP8 with the routed experts ``etp x ep``
     (``--tp 8 --ep N``: ``etp = 8 / N``), MTP drafts, CUDA graphs, TensorRT-LLM's kernel
-    list, its one-shot all-reduce (a load/store kernel: the ``symmetric-memory`` runtime
-    class; blog 1, modules 9 and 13). ``acceptance`` None: the library's default. ``pdl``:
+    list, its own all-reduce op (blog 1, modules 9 and 13) at its measured time (the
+    engine's default on B200 and H200, :func:`analysis.engine_collective` ->
+    :func:`analysis.trtllm_all_reduce`, session 36; until then the rows asked the
+    ``symmetric-memory`` runtime, the op's class, priced by its kernels' steps: B200 TP8
+    3.14 us where TensorRT-LLM's op measures 5.76, H200 2.57 vs 3.90). ``acceptance`` None: the library's default. ``pdl``:
     the run launched its kernels with Programmatic Dependent Launch (``TRTLLM_ENABLE_PDL=1``
     in its command, or PDL enabled in its software state), ``analysis.PDL_HIDDEN_GAP``.
     ``moe_backend``: the run's TensorRT-LLM MoE backend (``moe_backend: TRTLLM`` in its
@@ -286,7 +289,7 @@ def _trtllm_min_latency(row, system, model, layout, draft_length, acceptance=Non
     kw = {"system": system, "model": model, "layout": layout, "isl": int(row["isl"]),
           "osl": int(row["osl"]), "batch": int(row["concurrency"]), "mode": "aggregated",
           "definition": "output-per-gpu", "usable_hbm": 1.0, "cuda_graphs": True,
-          "engine": "trtllm", "runtime": "symmetric-memory", "draft_length": draft_length,
+          "engine": "trtllm", "draft_length": draft_length,
           "pdl": pdl, "moe_backend": moe_backend, **_release_kwargs(row)}
     if acceptance is not None:
         kw["acceptance"] = acceptance

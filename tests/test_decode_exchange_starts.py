@@ -285,7 +285,9 @@ def test_a_callers_collective_keeps_every_boundary():
         mine = analysis.decode_step("deepseek-r1-nvfp4", f, collective=own, **kw)
         with _double_counted():
             assert analysis.decode_step("deepseek-r1-nvfp4", f, collective=own, **kw) == mine
-        default = analysis.decode_step("deepseek-r1-nvfp4", f, **kw)
+        # analysis.cost's runtime asked: on B200 engine='trtllm' takes TensorRT-LLM's measured
+        # all-reduce op by default (analysis.trtllm_all_reduce, session 36)
+        default = analysis.decode_step("deepseek-r1-nvfp4", f, runtime="nccl", **kw)
     # etp = 8: the MoE output's all-reduce too, so every layer holds two starts
     assert mine.time - default.time == pytest.approx(61 * 2 * 1.3e-6, rel=1e-9)
 

@@ -64,7 +64,10 @@ def test_point_closed_forms(node, mode, k):
     e = osl / analysis.expected_cycles(osl, k, 0.7)        # 1 plain; a request's cycles
     assert p.tokens_per_cycle == pytest.approx(e)
     tok = p.cycle_time / e
-    pre = prefill_time("kimi-k2", node, isl=isl, layout="tp=8")
+    # the prompt's collectives as the point's steps price theirs: the default engine's rule
+    # (analysis.engine_collective; on H200 and B200 TensorRT-LLM's measured all-reduce op)
+    pre = prefill_time("kimi-k2", node, isl=isl, layout="tp=8",
+                       collective=analysis.engine_collective("trtllm", node.chip))
     assert p.prefill_time == pytest.approx(pre.total)
     if mode == "aggregated":
         # the default engine (TensorRT-LLM) runs a prompt's chunk with the verification

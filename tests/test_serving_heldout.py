@@ -37,10 +37,13 @@ _BATCH1 = ("batch 1, model too fast: its step is the weights at 0.78 of peak (th
            "GEMM_FIXED_TIME; since session 12 the K-loop floor of small-N NVFP4 GEMMs, "
            "analysis.DECODE_GEMM_K_FLOOR from flashinfer PR #2540's M = 1 CUTLASS times: the "
            "shared expert +9.3 us per MoE layer) over TensorRT-LLM's kernels counted from its "
-           "code, pinned to file@commit (analysis._decode.GRAPH_KERNELS, session 7) + exposed "
-           "all-reduces: 5.3 ms (4.8 before the K floor) against 9.0 ms measured (111 "
-           "tok/s/user) on B200 without MTP; the rest of the gap is not in a published kernel "
-           "time found (BF16 attention GEMMs at M = 1 on B200 and the trtllm-gen MLA kernel at "
+           "code, pinned to file@commit (analysis._decode.GRAPH_KERNELS, session 7) + the "
+           "all-reduces, since session 36 at TensorRT-LLM's own op as measured (analysis."
+           "trtllm_all_reduce: B200 TP8 5.76 us a call, H200 3.90, 122 a step; 3.14 / 2.57 us "
+           "before, the symmetric-memory one-shot's steps): 6.28 ms (5.96 before session 36; "
+           "5.3 before session 24's measured MLA op and MoE module, 4.8 before the K floor) "
+           "against 9.0 ms measured (111 tok/s/user) on B200 without MTP, ~45 us a layer "
+           "short; the rest of the gap is not in a published kernel time found (BF16 attention GEMMs at M = 1 on B200 and the trtllm-gen MLA kernel at "
            "batch 1 have none). The blog-1 "
            "table is the March-2025 code state: TensorRT-LLM PR #4115 (2025-05-07) took "
            "router_gemm and fuse_a_gemm from 11.3 / 11.6 us per layer (cuBLAS) to 3.9 / 7.6 "
@@ -74,16 +77,18 @@ _ALIGNED = (". The steady state had read 14-39% fast because it prefills each ra
 #: Expressible rows outside 25% today, and what is seen of why (each says whether the model is
 #: too fast or too slow).
 OUTSIDE_25 = {
-    "r1-h200-fp8-trtllm-maxtput-c1024": _BENCH_RUN + "GPU 2386 vs 1436 (66%), user 18.75 vs "
-                                        "11.35 (65%; 94% / 93% before session 21 took "
+    "r1-h200-fp8-trtllm-maxtput-c1024": _BENCH_RUN + "GPU 1951 vs 1436 (36%), user 15.35 vs "
+                                        "11.35 (35%; 66% / 65% after session 21, before "
+                                        "sessions 22-25's measured attention GEMMs and "
+                                        "router; 94% / 93% before session 21 took "
                                         "TensorRT-LLM's MLA generation op and its CUTLASS FP8 "
                                         "MoE at aiconfigurator's measured H200 times, analysis."
                                         "TRTLLM_H200_MLA_GENERATION_BF16, "
                                         "TRTLLM_H200_FP8_BLOCK_CUTLASS_MOE)" + _ALIGNED
                                         + ". Its steady state, the "
                                         "score until session 20: "
-                                        "model too fast, 12.94 vs 11.35 tok/s/user (14%; "
-                                        "GPU 1656 vs 1436, 15%; FP8, attention DP8 + EP8, 128 "
+                                        "model too fast, 12.19 vs 11.35 tok/s/user (7%; "
+                                        "GPU 1560 vs 1436, 9%; 12.94 / 1656 in session 21; FP8, attention DP8 + EP8, 128 "
                                         "users per GPU; 15.63 / 2001 before session 21's "
                                         "measured MLA op and MoE; 15.60 / 1996 before session "
                                         "15 dropped "
@@ -118,8 +123,9 @@ OUTSIDE_25 = {
                                         "prompts (every rank's prompt in one pass makes the "
                                         "B200 rows 2x fast)",
     **{f"r1-h200-fp8-trtllm-maxtput-c1024-doc-v{v}": (
-        _BENCH_RUN + "GPU 1943 vs " + gpu + " (" + eg + "), user 17.94 vs " + user + " (" + eu
-        + "); the same command as r1-h200-fp8-trtllm-maxtput-c1024 with --max_num_tokens 1127 "
+        _BENCH_RUN + "GPU 1617 vs " + gpu + " (" + eg + "), user 14.70 vs " + user + " (" + eu
+        + "; GPU 1943, user 17.94 after session 21, before sessions 22-25's measured "
+        "attention GEMMs and router); the same command as r1-h200-fp8-trtllm-maxtput-c1024 with --max_num_tokens 1127 "
         "(earlier code states): a rank admits a prompt only beside at most 103 decoding "
         "requests, so the run's fall from the 1151 run is 0.81 per GPU where measured is "
         "0.92 (the steady state's admission cap gives 0.913: "
@@ -127,50 +133,59 @@ OUTSIDE_25 = {
         "Little's law (5120 x 197.8 s / 993.5 s = 1,019 in flight, as the 1151 run's 1,018) "
         "shows none of the capped run's tail (the model's 916): not resolved, docs/sources.md "
         "session 20" + _ALIGNED + ". Session 21: the MLA generation op and the CUTLASS FP8 "
-        "MoE at their measured H200 times (65-67% / 95-96% before). Steady state: GPU 1518, "
-        "user 11.86 (13-15%)")
-       for v, gpu, user, eg, eu in ((2, "1319", "10.42", "47%", "72%"),
-                                    (1, "1330", "10.49", "46%", "71%"))},
-    **{rid: (_BENCH_RUN + "GPU 7475 vs " + gpu + " (" + eg + "), user 19.56 vs " + user
-             + " (" + eu + "), NVFP4, 384 requests a rank, --max_num_tokens 1536" + _ALIGNED
+        "MoE at their measured H200 times (65-67% / 95-96% before). Steady state: GPU 1416, "
+        "user 11.06 (5-7% fast; GPU 1518, user 11.86 in session 21)")
+       for v, gpu, user, eg, eu in ((2, "1319", "10.42", "23%", "41%"),
+                                    (1, "1330", "10.49", "22%", "40%"))},
+    **{rid: (_BENCH_RUN + "GPU 5967 vs " + gpu + " (" + eg + "), user 15.62 vs " + user
+             + " (" + eu + "; GPU 7475, user 19.56 after session 21, before sessions 22-25's "
+             "measured attention GEMMs and router), NVFP4, 384 requests a rank, --max_num_tokens 1536" + _ALIGNED
              + ". Session 21: the routed experts at TensorRT-LLM's measured CUTLASS NVFP4 MoE "
              "time on B200 (analysis.TRTLLM_B200_NVFP4_CUTLASS_MOE) and its MLA generation op "
              "at its measured time, BF16 KV (analysis.TRTLLM_B200_MLA_GENERATION_BF16; "
-             "132-137% fast before). Steady state: GPU 4307, user 11.22 (3-6% slow)")
+             "132-137% fast before). Steady state: GPU 3655, user 9.52 (22-25% slow; GPU "
+             "4307, user 11.22 in session 21)")
        for rid, gpu, user, eg, eu in (
-           ("r1-b200-fp4-trtllm-maxtput-c3072", "4548", "11.93", "64%", "64%"),
-           ("r1-b200-fp4-trtllm-maxtput-c3072-doc-v1", "4501", "11.80", "66%", "66%"),
-           ("r1-b200-fp4-trtllm-maxtput-c3072-doc-v2", "4451", "11.67", "68%", "68%"))},
+           ("r1-b200-fp4-trtllm-maxtput-c3072", "4548", "11.93", "31%", "31%"),
+           ("r1-b200-fp4-trtllm-maxtput-c3072-doc-v1", "4501", "11.80", "33%", "32%"),
+           ("r1-b200-fp4-trtllm-maxtput-c3072-doc-v2", "4451", "11.67", "34%", "34%"))},
     "r1-0528-b200-fp4-fp8kv-trtllm-maxtput-c7168": (
-        _BENCH_RUN + "GPU 10350 vs 5393 (92%), user 11.66 vs 6.18 (89%), NVFP4 with FP8 KV, "
+        _BENCH_RUN + "GPU 7532 vs 5393 (40%), user 8.50 vs 6.18 (38%; 92% / 89% after session "
+        "21, before sessions 22-25's measured attention GEMMs and router), NVFP4 with FP8 KV, "
         "896 requests a rank, --max_num_tokens 2048" + _ALIGNED + ". Session 21: the routed "
         "experts at TensorRT-LLM's measured CUTLASS NVFP4 MoE time on B200 (191% fast "
         "before); its MLA generation op keeps the roofline (FP8 KV: the measured op is BF16 "
-        "KV only). Steady state: GPU 5093, user 5.68 (6-9%)"),
-    "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 1.63x since "
+        "KV only). Steady state: GPU 3725, user 4.16 (45-49% slow; GPU 5093, "
+        "user 5.68 in session 21)"),
+    "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 1.58x since "
+                                         "session 36's measured all-reduce (1.63x since "
                                          "session 24 took the MLA generation op measured at "
                                          "16 heads a GPU (the one-token op as the 4-token "
                                          "step's floor) and the CUTLASS FP8 MoE module at its "
                                          "measured time at the row's layout and 4 tokens "
-                                         "(analysis.moe_module_time; 1.91x before; 1.92x "
+                                         "(analysis.moe_module_time); 1.91x before; 1.92x "
                                          "before session 15 dropped the fused all-reduce "
                                          "kernels' boundaries; 1.95x before session 14 counted "
                                          "FlashMLA's scheduler and combine kernels on Hopper: "
                                          "TRTLLM_HOPPER_FLASHMLA)",
     "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2, moe backend "
-                                         "TRTLLM: 1.60x since session 24 took the trtllm-gen "
+                                         "TRTLLM: 1.50x since session 36's measured all-reduce "
+                                         "(1.60x since session 24 took the trtllm-gen "
                                          "MoE module at its measured time at the row's layout "
                                          "and 4 tokens (analysis.moe_module_time, "
-                                         "moe_backend='trtllm') and the MLA op at 16 heads "
-                                         "(1.84x before; 1.80x before "
+                                         "moe_backend='trtllm') and the MLA op at 16 heads; "
+                                         "1.84x before; 1.80x before "
                                          "session 15; 2.0x before the K floor)",
     "r1-b200-fp4-trtllm-minlat-mtp3-c1-doc-v1": _BATCH1 + "B200 NVFP4 experts TP2 x EP4, the "
                                                 "document's earliest stored version (--ep 4, "
-                                                "an earlier code state; session 18): 1.74x "
-                                                "(1.92x before session 24's MLA op at 16 "
-                                                "heads)",
-    **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 1.53-1.61x "
-                                                     "(1.69-1.77x before session 24's MLA op "
+                                                "an earlier code state; session 18): 1.64x "
+                                                "since session 36's measured all-reduce "
+                                                "(1.74x before; 1.92x before session 24's MLA "
+                                                "op at 16 heads)",
+    **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 1.43-1.51x "
+                                                     "since session 36's measured all-reduce "
+                                                     "(1.50-1.57x before; 1.69-1.77x before "
+                                                     "session 24's MLA op "
                                                      "at 16 heads; 1.65-1.73x before session "
                                                      "15, 1.8-1.9x before the K floor)" for k in range(6)},
 }

@@ -57,11 +57,16 @@ def test_decode_compute_efficiency_prices_the_prompts_too():
     f = topologies.build(H200)
     kw = {"isl": 1024, "osl": 128, "batch": 8, "layout": "tp=8"}
     x = analysis.serving_point("deepseek-r1", f, compute_efficiency=0.5, **kw)
-    alone = analysis.prefill_time("deepseek-r1", f, isl=1024, layout="tp=8", efficiency=0.5)
+    # the prompt's collectives as the point's steps price theirs (the default engine's rule:
+    # TensorRT-LLM's measured all-reduce op on H200, analysis.engine_collective)
+    own = analysis.engine_collective("trtllm", f.chip)
+    alone = analysis.prefill_time("deepseek-r1", f, isl=1024, layout="tp=8", efficiency=0.5,
+                                  collective=own)
     assert x.prefill_time == pytest.approx(alone.total, rel=1e-12)
     y = analysis.serving_point("deepseek-r1", f, compute_efficiency=0.5, prefill_efficiency=0.25,
                                **kw)
-    quarter = analysis.prefill_time("deepseek-r1", f, isl=1024, layout="tp=8", efficiency=0.25)
+    quarter = analysis.prefill_time("deepseek-r1", f, isl=1024, layout="tp=8", efficiency=0.25,
+                                    collective=own)
     assert y.prefill_time == pytest.approx(quarter.total, rel=1e-12)
 
 
