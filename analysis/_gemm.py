@@ -63,7 +63,7 @@ import itertools
 
 from fabric import GENERATIONS, ChipSpec, Parameter, SpecError, chip_spec
 from fabric._chips import check_math_format
-from fabric._units import error_for, is_finite, show_value
+from fabric._units import error_for, is_finite, show_value, text_of
 
 from ._gemm_measured import lower_envelope
 from ._models import WEIGHT_FORMATS
@@ -151,8 +151,9 @@ GEMM_COMPUTE_EFFICIENCY = {("hopper", "fp8", kind): _deepgemm(kind) for kind in 
 def _check_format(generation, math):
     """Refuse a ``generation`` or math format the GEMM tables do not know, by name (a
     misspelt one is an error, not "none published")."""
-    if generation is not None and generation not in GENERATIONS:
-        raise SpecError(f"generation must be one of {GENERATIONS} or None, got {generation!r}")
+    if generation is not None and text_of(generation, "generation") not in GENERATIONS:
+        raise SpecError(f"generation must be one of {GENERATIONS} or None, got "
+                        f"{show_value(generation)}")
     check_math_format(math)
 
 
@@ -185,8 +186,8 @@ def gemm_compute_efficiency(generation, math, kind):
     fabric.SpecError: generation must be one of ('hopper', 'blackwell') or None, got 'hoper'
     """
     _check_format(generation, math)
-    if kind not in GEMM_KINDS:
-        raise SpecError(f"GEMM kind must be one of {GEMM_KINDS}, got {kind!r}")
+    if text_of(kind, "GEMM kind") not in GEMM_KINDS:      # a kind first (TypeError), then the set
+        raise SpecError(f"GEMM kind must be one of {GEMM_KINDS}, got {show_value(kind)}")
     return GEMM_COMPUTE_EFFICIENCY.get((generation, math, kind))
 
 

@@ -27,7 +27,7 @@ Examples
 from dataclasses import dataclass
 
 from fabric import SpecError
-from fabric._units import check_count, check_fraction, check_number
+from fabric._units import check_count, check_fraction, check_number, show_value
 
 from ._decode import decode_step
 
@@ -170,8 +170,9 @@ def speculative_decode(model, fabric, *, draft_length, acceptance, batch, contex
     k, a = _check_k(draft_length), check_fraction("acceptance", acceptance, 0, 1)
     if (draft_time is None) == (draft_cost is None):
         raise SpecError("give exactly one of draft_time (seconds per drafted token) and "
-                        f"draft_cost (fraction of a step), got draft_time={draft_time!r}, "
-                        f"draft_cost={draft_cost!r}")
+                        "draft_cost (fraction of a step), got "
+                        f"draft_time={show_value(draft_time)}, "
+                        f"draft_cost={show_value(draft_cost)}")
     if "tokens_per_sequence" in decode_kwargs:
         raise SpecError("tokens_per_sequence is set by speculative_decode (draft_length + 1)")
     base = decode_step(model, fabric, batch=batch, context=context, **decode_kwargs)

@@ -334,7 +334,8 @@ def parse_bandwidth(value):
     Returns
     -------
     float
-        Bytes per second.
+        Bytes per second; a negative value is read as given (unlike a size): it is the
+        inverse of :func:`format_bandwidth`, which prints a negative value with its sign.
 
     Raises
     ------
@@ -370,7 +371,8 @@ def parse_time(value):
     Returns
     -------
     float
-        Seconds.
+        Seconds; a negative value is read as given (unlike a size): it is the inverse of
+        :func:`format_time`, which prints a negative value with its sign.
 
     Raises
     ------

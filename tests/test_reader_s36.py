@@ -162,3 +162,24 @@ def test_argparse_refusing_a_long_argument_quotes_it_shortened(argv):
     rc, out, err = run_cli(argv)
     assert (rc, out, err.count("\n")) == (2, "", 1) and "... (500" in err, (rc, err[:200])
     assert len(err) < 200, len(err)
+
+
+def test_speculative_decode_quotes_its_two_draft_prices_shortened():
+    # a 5000-character draft_time was quoted whole beside draft_cost (a 5 KB line)
+    f = topologies.build("torus:2x2,chip=h100")
+    with pytest.raises(fabric.SpecError, match=r"^give exactly one of draft_time .* got "
+                                               r"draft_time='x+\.\.\. \(5002 characters\), "
+                                               r"draft_cost=1$"):
+        analysis.speculative_decode("kimi-k2", f, draft_length=3, acceptance=0.7,
+                                    draft_time="x" * 5000, draft_cost=1, batch=8, context=64,
+                                    layout="tp=4")
+
+
+def test_gemm_compute_efficiency_checks_its_choices_kind_first():
+    # generation=5 was a SpecError 'must be one of ... got 5'; a long name came back whole
+    with pytest.raises(TypeError, match=r"^generation must be a str, got 5 \(an int\)$"):
+        analysis.gemm_compute_efficiency(5, "fp8", "dense")
+    with pytest.raises(TypeError, match=r"^GEMM kind must be a str, got 5 \(an int\)$"):
+        analysis.gemm_compute_efficiency("hopper", "fp8", 5)
+    with pytest.raises(fabric.SpecError, match=r"\(5002 characters\)$"):
+        analysis.gemm_compute_efficiency("hopper", "fp8", "x" * 5000)
