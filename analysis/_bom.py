@@ -39,7 +39,7 @@ import math
 import numpy as np
 
 from fabric import MEDIA, Parameter, SpecError, chip_power, hardware_costs, rack_chips
-from fabric._fabric import fabric_arg
+from fabric._fabric_arg import fabric_arg
 from fabric._units import error_for, is_finite, show_value
 
 __all__ = ["BillOfMaterials", "bill_of_materials"]

@@ -93,7 +93,7 @@ from fabric import (
 from fabric import runtime as get_runtime
 from fabric import transport as get_transport
 from fabric._arrays import traffic_values
-from fabric._fabric import fabric_arg
+from fabric._fabric_arg import fabric_arg
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
 from fabric._units import (

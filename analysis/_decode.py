@@ -145,7 +145,7 @@ import numpy as np
 from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
 from fabric._address import whole_numbers
 from fabric._arrays import check_length, real_array
-from fabric._fabric import fabric_arg
+from fabric._fabric_arg import fabric_arg
 from fabric._memo import fabric_memo
 from fabric._runtime import release_on
 from fabric._schema import MAX_BYTES

@@ -18,7 +18,7 @@ Examples
 
 import json
 
-from fabric._fabric import fabric_arg
+from fabric._fabric_arg import fabric_arg
 
 __all__ = ["EXPORT_FORMATS", "export_graph", "node_link"]
 

@@ -8,7 +8,8 @@ import dataclasses
 
 import numpy as np
 
-from fabric._fabric import fabric_arg
+from fabric._fabric_arg import fabric_arg
+from fabric._failures import failure_label
 from fabric._units import flag_of
 
 from ._throughput import throughput
@@ -83,7 +84,8 @@ def failure_cost(fabric, links=(), chips=(), traffic_name="all-to-all", nbytes=1
     with_throughput : bool
         Also solve the max-concurrent-flow figure (a linear program).
     label : str, optional
-        What the failure is called; default the degraded copy's name less the fabric's.
+        What the failure is called; default what this call fails, e.g. "without 1 link and 1
+        node" (on a degraded ``fabric`` too, whose name counts every earlier failure).
     **traffic_options
         Passed to :func:`traffic`.
 
@@ -127,7 +129,7 @@ def failure_cost(fabric, links=(), chips=(), traffic_name="all-to-all", nbytes=1
             k = throughput(f, t).k
         out[key] = (ll.drain_time, k, float(lat.mean()), float(lat.max()))
     b, a = out["before"], out["after"]
-    failure = label or degraded.name.removeprefix(fabric.name).strip() or "nothing"
+    failure = label or failure_label(fabric, degraded) or "nothing"
     return FailureCost(system=fabric.name, failure=failure, drain_time=(b[0], a[0]),
                        throughput=(b[1], a[1]) if with_throughput else None, mean_latency=(b[2],
                                                                                            a[2]),

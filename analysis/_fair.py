@@ -28,7 +28,7 @@ Examples
 
 import math
 
-from fabric._fabric import fabric_arg
+from fabric._fabric_arg import fabric_arg
 from fabric._schema import bandwidth_fault, latency_fault
 from fabric._units import check_count, error_for, is_finite, show_value
 

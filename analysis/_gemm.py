@@ -61,7 +61,8 @@ True
 
 import itertools
 
-from fabric import GENERATIONS, MATH_FORMATS, ChipSpec, Parameter, SpecError, chip_spec
+from fabric import GENERATIONS, ChipSpec, Parameter, SpecError, chip_spec
+from fabric._chips import check_math_format
 from fabric._units import error_for, is_finite, show_value
 
 from ._gemm_measured import lower_envelope
@@ -152,8 +153,7 @@ def _check_format(generation, math):
     misspelt one is an error, not "none published")."""
     if generation is not None and generation not in GENERATIONS:
         raise SpecError(f"generation must be one of {GENERATIONS} or None, got {generation!r}")
-    if math not in MATH_FORMATS:
-        raise SpecError(f"math format must be one of {MATH_FORMATS}, got {show_value(math)}")
+    check_math_format(math)
 
 
 def gemm_compute_efficiency(generation, math, kind):
@@ -396,8 +396,7 @@ def grouped_gemm_rate(chip, math, rows):
     >>> grouped_gemm_rate("b300", "fp4", 96) is None, grouped_gemm_rate("b200", "fp8", 96) is None
     (True, True)
     """
-    if math not in MATH_FORMATS:
-        raise SpecError(f"math format must be one of {MATH_FORMATS}, got {show_value(math)}")
+    check_math_format(math)
     if not is_finite(rows) or not rows >= 0:
         raise error_for(rows, f"rows per group must be a number >= 0, got {show_value(rows)}")
     rows = float(rows)
@@ -493,8 +492,7 @@ def _module_key(chip, math, backend, shape, etp, ep, tokens):
     """The table key and envelope :func:`moe_module_time` reads, or None."""
     if backend not in MOE_BACKENDS:
         raise SpecError(f"moe_backend must be one of {MOE_BACKENDS}, got {show_value(backend)}")
-    if math not in MATH_FORMATS:
-        raise SpecError(f"math format must be one of {MATH_FORMATS}, got {show_value(math)}")
+    check_math_format(math)
     if not is_finite(tokens) or not tokens >= 0:
         raise error_for(tokens, f"tokens must be a number >= 0, got {show_value(tokens)}")
     if isinstance(chip, ChipSpec):      # a ChipSpec was looked up as a key: 'none measured'

@@ -29,7 +29,7 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 from fabric import Clos, Dragonfly, Grid, RoutingError, Switched
-from fabric._fabric import fabric_arg
+from fabric._fabric_arg import fabric_arg
 
 __all__ = ["EXHAUSTIVE_ENDPOINTS", "Metrics", "bisection", "hop_distribution", "metrics"]
 

@@ -122,7 +122,8 @@ import math
 import os
 from dataclasses import dataclass
 
-from fabric import MATH_FORMATS, Parameter, SpecError
+from fabric import Parameter, SpecError
+from fabric._chips import check_math_format
 from fabric._system import read_text, read_toml
 from fabric._units import (
     check_count,
@@ -223,9 +224,7 @@ class WeightFormat:
             object.__setattr__(self, f, float(v))     # np.float16 would compute as one
         object.__setattr__(self, "group", check_count(
             self.group, "group", 1, f"an integer >= 1 (weight format {show_value(self.name)})"))
-        if self.math not in MATH_FORMATS:
-            raise SpecError(f"weight format {show_value(self.name)}: math must be one of "
-                            f"{MATH_FORMATS}, got {show_value(self.math)}")
+        check_math_format(self.math, f"weight format {show_value(self.name)}: math")
 
     @property
     def bytes_per_weight(self):
@@ -1142,6 +1141,20 @@ def load_model_toml(path):
         UTF-8 text (a byte order mark is accepted).
     OSError
         If the file cannot be read.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> lines = ['name = "small"', "layers = 4", "dense_layers = 1", "hidden = 64",
+    ...          "routed_experts = 8", "experts_per_token = 2", "shared_experts = 1",
+    ...          "expert_ffn = 32", "dense_ffn = 128", "vocab = 100",
+    ...          "[attention]", 'type = "gqa"', "heads = 4", "kv_heads = 2", "head_dim = 16"]
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder, "small.toml")
+    ...     _ = path.write_text("\\n".join(lines), encoding="utf-8")
+    ...     m = load_model_toml(path)
+    >>> m.name, m.layers, type(m.attention).__name__, m.total_params
+    ('small', 4, 'GQA', 254552)
     """
     data = read_toml(read_text(path), path)     # SpecError where it is not UTF-8 or TOML
     att = data.pop("attention", None)

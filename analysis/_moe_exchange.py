@@ -257,7 +257,6 @@ from fabric._units import (
     check_number,
     error_for,
     flag_of,
-    is_bool,
     is_finite,
     is_int,
     is_numeral,
@@ -1759,6 +1758,9 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     RoutingError
         A kernel that cannot leave its load/store domain (``one-sided``) given
         ranks in several, or a rank without a NIC that must use one.
+    TypeError
+        An argument of the wrong kind: ``l2_flushed`` that is no flag, ``adaptive_routing``
+        neither a flag nor None (``"yes"`` is not read by its truth).
 
     Examples
     --------
@@ -1773,13 +1775,9 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     kern = exchange_kernel(kernel)
     background = check_background(nic_background)
     check_collective(collective)
+    adaptive_routing = flag_of(adaptive_routing, "adaptive_routing", optional=True)
     if adaptive_routing is None:
         adaptive_routing = EXCHANGE_ADAPTIVE_ROUTING.value
-    elif is_bool(adaptive_routing):
-        adaptive_routing = bool(adaptive_routing)                     # numpy's bool too
-    else:
-        raise SpecError(f"adaptive_routing must be True, False or None, got "
-                        f"{show_value(adaptive_routing)}")
     if background > 0 and kern.dedup == "collective":
         raise SpecError(f"nic_background is priced on an exchange kernel's own network stage; "
                         f"kernel {kern.name!r} runs through the collectives model, which has no "
@@ -1925,9 +1923,11 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                                     else (up_t, up_b, net_t, net_b))
     scale = b_c / b_d
     copy_d = copy_c = 0.0
+    copied = False
     if kern.local_copy or kern.staging_copy or kern.send_staging:
         c = chip if chip is not None else fabric.chip
         if c is not None:
+            copied = True
             hbm = chip_spec(c).hbm_bandwidth
             # a source's own tokens' copies (sent in the dispatch, back in the combine) and
             # what a rank receives in the dispatch (the copies its experts hold); a source
@@ -1960,6 +1960,12 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     gaps_c = max(kern.kernels[1] - 1, 0) * gap
     # one block's serial chain, at the latencies of the GPU generation that runs it
     arch = runtime_arch(fabric if chip is None else types.SimpleNamespace(chip=chip_spec(chip)))
+    if kern.reduce_stages and kern.local_copy and copied:
+        # one receiving group's sum of a token, its copies loaded whole into a few stages: a
+        # floor under the chip-wide receive copy, not added to it (ExchangeKernel.reduce_stages)
+        floor, used = kern.receive_floor(arch, int(k), l2_flushed)
+        copy_c = max(copy_c, floor)
+        params = params + tuple(p for p in used if p not in params)
     chain = [0.0, 0.0]
     # the busiest token's distinct ranks (own included, and not), per phase: the dispatch
     # ends in a barrier that waits for every EP rank's last block (every token sent); the

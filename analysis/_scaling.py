@@ -418,6 +418,18 @@ def draw_scaling(rows, metric, ax=None, legend=True, dodge=False):
     Returns
     -------
     matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> rows = [{"family": "torus", "chips": 64, "bisection_per_chip_Bps": 100e9},
+    ...         {"family": "torus", "chips": 512, "bisection_per_chip_Bps": 50e9},
+    ...         {"family": "rail", "chips": 64, "bisection_per_chip_Bps": None}]
+    >>> ax = draw_scaling(rows, "bisection_per_chip_Bps", ax=Figure().subplots())
+    >>> ax.get_ylabel(), ax.lines[0].get_xydata().tolist()
+    ('bisection per chip (GB/s)', [[64.0, 100.0], [512.0, 50.0]])
+    >>> [t.get_text() for t in ax.get_legend().get_texts()]
+    ['torus', 'rail (not evaluated)']
     """
     from matplotlib.ticker import FuncFormatter
 

@@ -119,6 +119,18 @@ def register_algorithm(name, builder):
         The algorithm's name, as :data:`ALGORITHMS` lists it.
     builder : callable
         ``builder(op, p, fabric, nodes) -> (steps, pipeline)``.
+
+    Raises
+    ------
+    ValueError
+        For a name :data:`ALGORITHMS` does not list (nothing is registered).
+
+    Examples
+    --------
+    >>> register_algorithm("my-ring", lambda op, p, fabric, nodes: ((), None))
+    Traceback (most recent call last):
+    ...
+    ValueError: register 'my-ring' in ALGORITHMS first
     """
     if not any(name in algs for algs in ALGORITHMS.values()):
         raise ValueError(f"register {name!r} in ALGORITHMS first")

@@ -68,7 +68,7 @@ import itertools
 import numpy as np
 
 from fabric import Clos, Dragonfly, Grid, Switched
-from fabric._fabric import fabric_arg
+from fabric._fabric_arg import fabric_arg
 from fabric._memo import fabric_memo
 from fabric._units import check_count
 

@@ -118,7 +118,7 @@ import types
 from dataclasses import dataclass
 
 from fabric import Fabric, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
-from fabric._fabric import fabric_arg
+from fabric._fabric_arg import fabric_arg
 from fabric._units import (
     check_count,
     check_fraction,

@@ -58,7 +58,7 @@ import scipy.sparse as sp
 
 from fabric import FabricError, Grid
 from fabric._arrays import traffic_values
-from fabric._fabric import fabric_arg
+from fabric._fabric_arg import fabric_arg
 from fabric._units import check_number
 
 from ._lp_reduce import reduce_lp

@@ -36,7 +36,7 @@ import numpy as np
 
 from fabric import NodeError, SpecError
 from fabric._arrays import check_length, traffic_values
-from fabric._fabric import fabric_arg
+from fabric._fabric_arg import fabric_arg
 from fabric._units import (
     check_count,
     check_fraction,

@@ -65,7 +65,7 @@ from ._errors import (
     SpecError,
     TranslationError,
 )
-from ._fabric import fabric_arg
+from ._fabric_arg import fabric_arg
 from ._params import Parameter
 from ._schema import MAX_BYTES
 from ._transport import NATIVE, transports_for

@@ -143,7 +143,11 @@ class Finding:
     message : str
         Names the objects at fault and the rule.
     where : str
-        The object (and, for a system file, its line).
+        The object (and, for a system file, its line): for a plan built in Python, the
+        object's own name (a region's, a window's, ``"grant #k (host -> target)"``), kept
+        whole, however long, since a caller matches findings by it; the message quotes it
+        shortened (``fabric._units.show_value``). A system file's names its line and entry
+        (``"plan.toml:3 regions[0]"``).
     """
 
     code: str

@@ -102,7 +102,18 @@ from dataclasses import dataclass
 
 from ._errors import SpecError
 from ._params import Parameter
-from ._units import GB, TB, GiB, check_count, error_for, is_finite, items_of, show_value, text_of
+from ._units import (
+    GB,
+    TB,
+    GiB,
+    check_count,
+    error_for,
+    is_finite,
+    items_of,
+    kind_error,
+    show_value,
+    text_of,
+)
 
 __all__ = ["CHIPS", "GENERATIONS", "MATH_FORMATS", "ChipSpec", "chip_spec"]
 
@@ -112,6 +123,25 @@ MATH_FORMATS = ("bf16", "fp8", "fp4", "int8")
 #: GPU generations a chip may state (:attr:`ChipSpec.generation`); ``None`` is "not a GPU
 #: generation the runtimes know".
 GENERATIONS = ("hopper", "blackwell")
+
+
+def check_math_format(value, what="math format"):
+    """``value`` where a math format is due (one of :data:`MATH_FORMATS`), else a TypeError
+    (not a str) or a SpecError (another name) naming ``what``: the one check of a math format
+    (the GEMM tables, :meth:`ChipSpec.peak`, a chip's ``tensor_flops`` and a weight format's
+    ``math`` each spelt their own).
+
+    >>> check_math_format("fp8")
+    'fp8'
+    >>> check_math_format("fp16")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: math format must be one of ('bf16', 'fp8', 'fp4', 'int8'), got 'fp16'
+    """
+    if text_of(value, what) not in MATH_FORMATS:
+        raise SpecError(f"{what} must be one of {MATH_FORMATS}, got {show_value(value)}")
+    return value
+
 
 #: The reduction bound used for every preset: bytes reduced per byte of HBM traffic.
 REDUCE_RATE_NOTE = "HBM bandwidth / 3: a reduction reads two operands and writes one (assumption)"
@@ -192,9 +222,7 @@ class ChipSpec:
         if len(flops) != len(self.tensor_flops):
             raise SpecError(f"chip {self.name!r}: tensor_flops names a format twice")
         for fmt, v in flops.items():
-            if fmt not in MATH_FORMATS:
-                raise SpecError(f"chip {self.name!r}: tensor_flops format must be one of "
-                                f"{MATH_FORMATS}, got {fmt!r}")
+            check_math_format(fmt, f"chip {self.name!r}: tensor_flops format")
             if not (is_finite(v) and v > 0):
                 raise error_for(v, f"chip {self.name!r}: tensor_flops[{fmt!r}] must be a "
                                    f"positive finite FLOP/s, got {show_value(v)}")
@@ -219,9 +247,7 @@ class ChipSpec:
         >>> chip_spec("b200").peak("fp4") / 1e15, chip_spec("h100").peak("fp4")
         (9.0, None)
         """
-        if fmt not in MATH_FORMATS:
-            raise SpecError(f"math format must be one of {MATH_FORMATS}, got {fmt!r}")
-        return dict(self.tensor_flops).get(fmt)
+        return dict(self.tensor_flops).get(check_math_format(fmt))
 
     def gemm_format(self, fmt):
         """The math format a GEMM of math format ``fmt`` runs in on this chip: ``fmt``
@@ -381,6 +407,8 @@ def chip_spec(name):
     ------
     SpecError
         For a name no chip has.
+    TypeError
+        For what is neither a name nor a ``ChipSpec`` (None, a number).
 
     Examples
     --------
@@ -388,11 +416,17 @@ def chip_spec(name):
     Traceback (most recent call last):
     ...
     fabric.SpecError: unknown chip 'b400'; known: b200, b300, gb200, gb300, h100, h20, h200, h800, sd200-chip, tpu-v4
+    >>> chip_spec(None)
+    Traceback (most recent call last):
+    ...
+    TypeError: chip must be a chip name or a fabric.ChipSpec, got None (a NoneType)
     """
     if isinstance(name, ChipSpec):
         return name
+    if not isinstance(name, str):
+        raise kind_error(name, "chip", "a chip name or a fabric.ChipSpec")
     try:
         return CHIPS[name]
-    except (KeyError, TypeError):
+    except KeyError:
         raise SpecError(f"unknown chip {show_value(name)}; known: "
                         + ", ".join(sorted(CHIPS))) from None

@@ -91,7 +91,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from ._errors import SpecError
-from ._fabric import fabric_arg
+from ._fabric_arg import fabric_arg
 from ._params import Parameter
 from ._units import show_value, text_of
 
@@ -287,7 +287,6 @@ def rack_chips(f, book="street-2026"):
     Parameters
     ----------
     f : Fabric
-        Any object with the fabric's ``assumptions``.
     book : str or HardwareCosts
         The cost book whose ``layout.rack_chips`` a fabric without its own density takes
         (:data:`COST_BOOKS`).
@@ -299,16 +298,17 @@ def rack_chips(f, book="street-2026"):
 
     Examples
     --------
-    >>> import types
-    >>> rack_chips(types.SimpleNamespace(assumptions=(RACK_CHIPS["dgx-h100"],))).value
+    >>> import topologies
+    >>> rack_chips(topologies.build("dgx-h100")).value
     32
-    >>> rack_chips(types.SimpleNamespace(assumptions=())).source[:10]
+    >>> rack_chips(topologies.build("torus:4x4")).source[:10]
     'assumption'
     """
-    if isinstance(f, str):         # a preset's name read as no fabric: the book's density
-        fabric_arg(f, "f")
+    # the one fabric check: anything without a fabric's assumptions (a preset's name, None,
+    # a parsed spec) read as a fabric stating no density, the book's 72 chips a rack
+    f = fabric_arg(f, "f")
     book = hardware_costs(book)
-    own = [p for p in getattr(f, "assumptions", ()) if p.name == book.rack_chips.name]
+    own = [p for p in f.assumptions if p.name == book.rack_chips.name]
     return own[-1] if own else book.rack_chips
 
 

@@ -1117,6 +1117,13 @@ class ExchangeKernel:
         receive part, each pass taking the token's ``k`` copies one after another (an index
         load, then the copy's load: pplx-kernels' gatherKernel, 256 threads x 8 elements):
         :meth:`receive_reduce`. Needs ``combine_blocks``.
+    reduce_stages : int
+        ``0``, or the shared-memory stages into which one warp of the combine's receive part
+        loads each of a token's ``k`` received copies whole for its block's reduction warps
+        (DeepEP's low-latency combine since #345: a TMA load warp and 14 reduction warps per
+        token): one token's sum is then its top-k ids' load and ``ceil(k / reduce_stages)``
+        dependent loads of copies the peers have just stored (L2), a floor under the phase's
+        receive copy (:meth:`receive_floor`).
     put_vector : int
         ``0``, or the bytes one warp copies per dependent load when such a combine's block puts
         a copy to a load/store peer (NVSHMEM's warp memcpy: 32 lanes x 16 B, a load then its
@@ -1266,6 +1273,7 @@ class ExchangeKernel:
     combine_blocks: int = 0
     late_pulls: tuple = ()
     reduce_elements: int = 0
+    reduce_stages: int = 0
     put_vector: int = 0
     cycles: tuple = ((), ())
     stage_vector: tuple = ()
@@ -1365,8 +1373,8 @@ class ExchangeKernel:
         ) or len({e[0] for e in v}) != len(v):
             raise SpecError(f"pointer_overlap must be (arch, n) entries, one per arch in "
                              f"{sorted(EXCHANGE_LATENCY)}, n an int >= 1, got {show_value(v)}")
-        for field in ("combine_blocks", "reduce_elements", "put_vector", "send_grid",
-                      "receive_vector", "walk_slot_bytes"):
+        for field in ("combine_blocks", "reduce_elements", "reduce_stages", "put_vector",
+                      "send_grid", "receive_vector", "walk_slot_bytes"):
             object.__setattr__(self, field, check_count(getattr(self, field), field, 0,
                                                         "an int >= 0"))
         for field, what in (("stage_vector", "dispatch, combine bytes per staging round"),
@@ -1770,6 +1778,49 @@ class ExchangeKernel:
         blocks = min(self.combine_blocks, experts * tokens)
         return (-(-tokens // blocks)) * (-(-int(hidden) // self.reduce_elements)) * k
 
+    def receive_floor(self, arch, k, l2_flushed=True):
+        """Seconds one receiving warp group's sum of one token takes at least, with
+        :attr:`reduce_stages` (``0.0`` and no Parameter without it), and the latency Parameters
+        used: the token's top-k ids (``hbm_load``; ``l2_hit`` with ``l2_flushed=False``), then
+        its ``k`` copies loaded whole into ``reduce_stages`` stages, each stage reused after the
+        reduction warps free it: ``ceil(k / reduce_stages)`` dependent ``l2_hit`` (copies the
+        peers stored into this GPU in the same kernel, after which only flags and a grid sync).
+
+        Parameters
+        ----------
+        arch : str
+            GPU generation (``"hopper"`` or ``"blackwell"``): the latency table.
+        k : int
+            The token's received copies (its top-k).
+        l2_flushed : bool
+            ``False`` when the top-k ids are still in L2.
+
+        Returns
+        -------
+        tuple
+            (seconds, tuple of :class:`~fabric.Parameter`).
+
+        Examples
+        --------
+        >>> import dataclasses
+        >>> k = dataclasses.replace(exchange_kernel("deepep-low-latency"), name="x",
+        ...                         reduce_stages=3)
+        >>> t, used = k.receive_floor("hopper", 8)     # 689 + 3 x 280.4 cycles at 1.98 GHz
+        >>> round(t * 1e9, 1), [p.name for p in used]
+        (772.8, ['exchange.latency.hopper.hbm_load', 'exchange.latency.hopper.l2_hit'])
+        >>> exchange_kernel("deepep-low-latency").receive_floor("hopper", 8)
+        (0.0, ())
+        """
+        k = check_count(k, "k", 1, "an int >= 1 (the token's top-k)")
+        if not self.reduce_stages:
+            return 0.0, ()
+        table = EXCHANGE_LATENCY[arch]
+        first = table["hbm_load" if l2_flushed else "l2_hit"]
+        hit = table["l2_hit"]
+        waves = -(-k // self.reduce_stages)
+        used = (first,) if first is hit else (first, hit)
+        return first.value + waves * hit.value, used
+
     def combine_posts(self, copies, blocks, domains):
         """NIC posts of the slowest combine block (see ``combine_blocks``) when ``copies``
         received copies are spread over ``blocks`` blocks (block ``b`` takes copies ``b``,
@@ -1936,7 +1987,7 @@ class ExchangeKernel:
                                  "", src.get("count_grid", "")))
         # counts (blocks, elements, experts per block) and a flag carry no unit; the copies'
         # bytes per dependent load are bytes, as stage_vector and pull_vector
-        for field, unit in (("combine_blocks", ""), ("reduce_elements", ""),
+        for field, unit in (("combine_blocks", ""), ("reduce_elements", ""), ("reduce_stages", ""),
                             ("block_per_token", ""), ("put_vector", "B"), ("send_grid", ""),
                             ("receive_vector", "B"), ("walk_slot_bytes", "B")):
             if getattr(self, field):
@@ -2107,8 +2158,7 @@ _ROUND_CYCLES_SOURCE = (
     "least pattern of a small d often holds a late batch its charge already counts, e.g. {0, 7}); "
     "between two counts linear in the token's expected distinct ranks. Sessions 24 and 26 had "
     "put one count, the least over every pattern, in both ends of round_reads. The walks: "
-    "notes/moe.md of session 27 (fastwalk.py = session 26's gwalk.py rules, perd.py, "
-    "place13.py). ")
+    "session 27's, by session 26's rules. ")
 
 
 EXCHANGE_KERNELS = {k.name: k for k in (
@@ -2552,8 +2602,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "entry's steps charge more than the walk ({0, 1, 4}: 123.1 cycles more, its late "
                 "batch's row fetches overlapping the first trip), so nothing is added there (a "
                 "lower bound). The combine kernel's tail after the last round is its loop test "
-                "and EXIT (the last round's STG drains unpriced). The walks: notes/moe.md of "
-                "session 26 (r1walk.py, r1walk90.py). Session 27: the ('cycle', 242) and "
+                "and EXIT (the last round's STG drains unpriced). "
+                "Session 27: the ('cycle', 242) and "
                 "('cycle', 193) steps above left this entry for round_cycles (one count per "
                 "valid-slot count). Session 28 (moe): the 'hopper' entry re-read together with its "
                 "round_cycles table, on the same sm_90a walk, each latency's count on a pattern's "
@@ -2649,8 +2699,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "the least over both builds and every pattern, 1,006.7, over the 8 slots: 125 "
                 "cycles a slot (the kernel's prologue before the ids' pointer, 88 cycles on "
                 "sm_100a, and the SHFL/S2R latencies not counted). Other top-k builds not walked: "
-                "their claims are taken at the same cycles a slot (assumption). The walk: "
-                "notes/moe.md of session 25 (cfwalk.py)")),
+                "their claims are taken at the same cycles a slot (assumption).")),
             ("payload_cycles", (
                 "session 25 (moe), the same two builds (nvcc 13.0, read with cuobjdump 13.5): "
                 "every thread of the block, after the "
@@ -2699,8 +2748,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "unless a request costs more than its share of it); the fence (release_fence) and "
                 "after it the flag stores and polls (the flag barrier the kernel floor holds). "
                 "The same source text in TensorRT-LLM 01f0021 and 439e0799 (1.3, EPLB off): "
-                "one-sided-1.3 inherits it. The walk: notes/dispatch.md of session 26 "
-                "(tailwalk.py)")),
+                "one-sided-1.3 inherits it.")),
             ("sanitize_cycles", (
                 "session 26 (dispatch): moeA2ASanitizeExpertIdsKernel of flashinfer-ai/flashinfer "
                 "579435f9 (the third kernel of TensorRT-LLM nvlink_one_sided.py's dispatch: one "
@@ -2714,7 +2762,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "164, once per dispatch. A valid token's path: every thread walks at least this "
                 "far, an invalid one then stores its top-k -1 ids (323.1 / 383.1 cycles to its "
                 "EXIT): a lower bound. The aiconfigurator collector's op does not launch this "
-                "kernel (no step there). The walk: notes/dispatch.md of session 26 (kwalk.py)")),
+                "kernel (no step there).")),
             ("lane_pass_cycles", (
                 "session 26 (dispatch): moeA2ADispatchKernel<BlockPolicy, 8> of flashinfer-ai/"
                 "flashinfer 579435f9, the builds of claim_cycles (nvcc 13.0, cuobjdump 13.5): the "
@@ -2731,7 +2779,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "LD.E.STRONG.SYS poll, the chain's other l2_hit lane_passes) 126.1 / 123.4 "
                 "together: sm_100a 138.1, sm_90a 143.4 a further pass; the least, 138 (the lanes' "
                 "distinct peer rows in the LDC.64 loads taken as one constant-L1 hit: a lower "
-                "bound). The walk: notes/dispatch.md of session 26 (passwalk.py). The "
+                "bound). The "
                 "combine's: session 27 (moe), moeA2ACombineKernel<__nv_bfloat16, BlockPolicy, 8> "
                 "of the same two builds: every block's first warp polls the peers' flags (lane l "
                 "taking ranks l, l + 32, ...) and block 0's first stores its own flag into them "
@@ -2751,8 +2799,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "peers 30-31's, c[0x0][0x1340]) and 207.6 at ep >= 39; the least, 123. "
                 "TensorRT-LLM 1.3's combine (flashinfer 5e891c6b sm_100a, BF16 and FP8 "
                 "instances: the same loops, 0x0180-0x0510) 152.8 at ep 33, 237.0 beyond: "
-                "one-sided-1.3 inherits 123, a lower bound there. The walk: notes/moe.md of "
-                "session 27 (barwalk.py)")),
+                "one-sided-1.3 inherits 123, a lower bound there.")),
             ("prepare_cycles", (
                 "the dispatch's (session 26, dispatch): moeA2APrepareDispatchKernel of "
                 "flashinfer-ai/flashinfer 579435f9 (one block of ep threads) in the builds of "
@@ -2767,7 +2814,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "lower bound). TensorRT-LLM 1.3 (439e0799) adds PDL calls "
                 "(cudaGridDependencySynchronize, cudaTriggerProgrammaticLaunchCompletion) to this "
                 "kernel, not in these builds: one-sided-1.3 inherits 89, a lower bound there. "
-                "The walk: notes/dispatch.md of session 26 (kwalk.py). The combine's: "
+                "The combine's: "
                 "session 25 (moe), the same two builds (nvcc 13.0, cuobjdump 13.5): "
                 "moeA2APrepareCombineKernel<BlockPolicy> for block 0, thread 0 (it bumps the epoch "
                 "and stages a token), a BF16 payload on the 16-B path, from the kernel's entry to "
@@ -3422,8 +3469,8 @@ def _one_sided_1_3():
         "favourable sharing (every row after the first a constant-L1 hit) BF16 still spends at "
         "least 189.9 cycles more than charged over the 128 patterns ({0, 4}; 218.9 with every "
         "row an L1.5 fetch): ('cycle', 189) in first_min and first_full; FP8 then falls below its "
-        "charge ({0, 1, 7}: -95.9): nothing added. The sm_90a loops not walked. The walks: "
-        "notes/moe.md of session 26 (gwalk.py, cfg13.py). Session 27: the ('cycle', 372), "
+        "charge ({0, 1, 7}: -95.9): nothing added. The sm_90a loops not walked. "
+        "Session 27: the ('cycle', 372), "
         "('cycle', 226) and ('cycle', 189) steps left these entries for round_cycles (one "
         "count per valid-slot count). Session 29 (moe): the 'blackwell' entries re-read by session "
         "28's rule (each latency's count on a chain the walk's slope in it; a late batch's steps "

@@ -25,6 +25,7 @@ import numpy as np
 from ._arrays import number_array
 from ._chips import ChipSpec, chip_spec
 from ._errors import GraphError, NodeError
+from ._fabric_arg import FabricBase
 from ._failures import Failures
 from ._params import Parameter
 from ._schema import default_endpoints, validate_graph
@@ -95,7 +96,7 @@ def _check_domains(domains, graph=None):
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
-class Fabric:
+class Fabric(FabricBase):
     """An interconnect model: a graph of chips, switches and links, plus its metadata.
 
     Build one with a builder from :mod:`topologies` (``topologies.build("torus:4x4x4")``)
@@ -551,22 +552,3 @@ class Fabric:
 
         return domain_of(self, host).translate_many(local_addresses, op, unmapped=unmapped)
 
-
-def fabric_arg(value, what="fabric"):
-    """``value`` where a :class:`Fabric` is due, else a TypeError naming ``what``: a spec or
-    preset name (a str) is not built here, and the message says what builds it (``'torus:4x4'``
-    gave "'str' object has no attribute 'graph'", naming nothing). The one check of a fabric
-    argument at the public functions that take one (but fabric's route, route_many,
-    layout_regions and loadstore_domains, whose modules this one imports: a str there is
-    still Python's AttributeError).
-
-    >>> fabric_arg("torus:4x4")
-    Traceback (most recent call last):
-    ...
-    TypeError: fabric must be a fabric.Fabric (topologies.build makes one from a spec or a
-    preset's name), got 'torus:4x4' (a str)
-    """
-    if not isinstance(value, Fabric):
-        raise kind_error(value, what, "a fabric.Fabric (topologies.build makes one from a spec "
-                                      "or a preset's name)")
-    return value

@@ -66,6 +66,7 @@ import types
 import networkx as nx
 
 from ._errors import AddressMapError, NodeError, RoutingError
+from ._fabric_arg import fabric_arg
 from ._units import is_int, name_list, sequence_of, show_value
 
 __all__ = ["Failures", "without"]
@@ -353,6 +354,7 @@ def without(fabric, links=(), chips=(), lanes=()):
     ...
     fabric.NodeError: torus:4x4,links=2 without 1 link: cannot fail link ('chip1', 'chip0'): it has already failed
     """
+    fabric = fabric_arg(fabric)
     if _one_pair(fabric, links):
         links = [links]  # one link given bare
     if isinstance(chips, str) or is_int(chips) or _names_a_node(fabric, chips):
@@ -449,6 +451,28 @@ def without(fabric, links=(), chips=(), lanes=()):
                           intact=fabric if fabric.intact is None else fabric.intact,
                           address_plan=_pinned_plan(fabric) if dead_nodes else
                           fabric.address_plan)
+
+
+def failure_label(before, after):
+    """What ``after`` (``before.without(...)``) has failed beyond ``before``: "without 1 link
+    and 1 node" ('' for nothing). A degraded fabric's name counts every failure since it was
+    built, so the names' difference is no label when ``before`` is degraded too (failing a
+    link of 'X without 1 link' read 'X without 2 links' whole; of 'X without 2 links', a chip
+    read 'and 1 node').
+
+    >>> import topologies
+    >>> g = topologies.build("torus:4x4").without(links=[("chip0", "chip1")])
+    >>> failure_label(g, g.without(links=[("chip2", "chip3")], chips=["chip9"]))
+    'without 1 link and 1 node'
+    """
+    was = before.failures
+    old = {frozenset(e) for e in was.links}
+    thin = {frozenset(e): k for e, k in was.lanes}
+    return _failed_suffix(Failures(
+        links=tuple(e for e in after.failures.links if frozenset(e) not in old),
+        nodes=tuple(n for n in after.failures.nodes if n not in was.nodes),
+        lanes=tuple((e, k - thin.get(frozenset(e), 0)) for e, k in after.failures.lanes
+                    if k > thin.get(frozenset(e), 0)))).strip()
 
 
 def _failed_suffix(failures):

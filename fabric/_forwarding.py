@@ -44,7 +44,7 @@ import numpy as np
 
 from ._access import nearest, target_node, whole_set
 from ._errors import AddressMapError, RoutingError
-from ._fabric import fabric_arg
+from ._fabric_arg import fabric_arg
 from ._routing_engine import flow_hash
 from ._structure import Grid
 

@@ -90,6 +90,7 @@ from ._address import (
 )
 from ._domains import DomainLimits
 from ._errors import AddressMapError
+from ._fabric_arg import fabric_arg
 from ._symmetric import HEAP_ALIGNMENT
 from ._units import format_size, is_bool, kind_error, name_list, sequence_of, show_value
 
@@ -346,6 +347,7 @@ def layout_regions(fabric, plan=None):
     >>> [(r.name, hex(r.base)) for r in layout_regions(f, AddressPlan(host_memory=0))]
     [('chip0.hbm', '0x0'), ('chip1.hbm', '0x2000000000')]
     """
+    fabric = fabric_arg(fabric)
     plan = AddressPlan() if plan is None else plan
     errors = plan_errors(fabric, plan)
     if errors:

@@ -195,6 +195,7 @@ import scipy.sparse as sp
 
 from ._arrays import number_array, real_array, traffic_values
 from ._errors import NodeError, RoutingError, SpecError
+from ._fabric_arg import fabric_arg
 from ._routing_bypass import Bypass, Bypasses
 from ._routing_dor import DimOrder
 from ._routing_dragonfly import Minimal
@@ -315,6 +316,7 @@ class Router:
                     "globally")
 
     def __init__(self, fabric, policy=None, ecmp=None):
+        fabric = fabric_arg(fabric)
         if policy is None:
             policy = default_policy(fabric)
         if ecmp is None:
@@ -1055,6 +1057,7 @@ def route(fabric, src, dst):
     >>> route(topologies.build("sd200-ultra"), 0, 127)
     ['chip0', 'chip7', 'chip31', 'chip127']
     """
+    fabric = fabric_arg(fabric)
     a, b = fabric.node(src), fabric.node(dst)
     idx = fabric.node_index
     return fabric.router.path(idx[a], idx[b])
@@ -1082,6 +1085,7 @@ def route_many(fabric, src, dst):
     >>> h.tolist(), (t * 1e9).round().tolist()
     ([1, 3], [230.0, 690.0])
     """
+    fabric = fabric_arg(fabric)
     idx = fabric.node_index
     of = "node names or ranks"
     s = np.array([idx[fabric.node(x)] for x in sequence_of(src, "src", of)], dtype=np.int64)

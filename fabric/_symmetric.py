@@ -35,6 +35,7 @@ from ._address import (
     whole_numbers,
 )
 from ._errors import AddressMapError, NodeError
+from ._fabric_arg import fabric_arg
 from ._params import Parameter
 from ._units import (
     MiB,
@@ -139,6 +140,7 @@ def heap_findings(heap, fabric, regions):
     >>> len(late), late[0].code                       # past the end of every chip's HBM
     (4, 'symmetric-mismatch')
     """
+    fabric = fabric_arg(fabric)
     where = heap.where or f"symmetric heap {show_value(heap.name)}"
     out = []
     a = heap.alignment
@@ -160,7 +162,7 @@ def heap_findings(heap, fabric, regions):
     hbm, several = _hbm_regions(regions)
     overrides = dict(heap.chips or {})
     # a failed chip keeps its rank (and its override): it is still a chip of the plan
-    failed = getattr(getattr(fabric, "failures", None), "ranks", None) or {}
+    failed = fabric.failures.ranks
     for chip in overrides:
         if chip not in fabric.rank_of and chip not in failed:
             out.append(Finding(code="invalid", severity="error",

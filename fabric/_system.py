@@ -199,29 +199,34 @@ class _Reader:
         self.findings.append(Finding(code="invalid", severity="error", message=msg, where=where))
 
     def value(self, table, key, v, where):
-        """Parse one field; None (and a finding) if it cannot be read. A value of another kind
-        (:func:`_kind`; a TOML date or time is of none) is named by kind_error's one sentence,
-        which says the key and the value once ('layout = 5: layout must be a str, got 5' said
-        both twice); a value of the right kind that does not read by "key = value: why"."""
+        """Parse one field; None (and a finding) if it cannot be read. Each message says the
+        key and the value once: a value of another kind (:func:`_kind`; a TOML date or time is
+        of none) by kind_error's sentence ('layout = 5: layout must be a str, got 5' said both
+        twice); one that parse_size or parse_address refuses by "key: " and their sentence,
+        which quotes the value ("host_memory = '12QB': cannot read size '12QB': ..." did
+        twice); a float this reader refuses by "key = value: why"."""
         test, due, forms = _kind(table, key)
         if not test(v):
             self.bad(where, str(kind_error(v, key, due)))
             return None
-        try:
-            if forms is not None:
-                if isinstance(v, float) and not math.isfinite(v):
-                    raise ValueError(f"is not a finite number; write an integer or a string "
-                                     f"such as {forms}")
-                if isinstance(v, float) and not abs(v) < _FLOAT_EXACT:
-                    # TOML gave a float: above 2**53 it has already lost the low bits
-                    # (18014398509481985.0 reads as ...984), so the plan would be checked
-                    # and translated at an address or size the file does not say
-                    raise ValueError(f"a float is exact only below 2**53 ({_FLOAT_EXACT:.4g}); "
-                                     f"write it as an integer or a string such as {forms}")
-                return parse_address(v) if key in _ADDRESSES else parse_size(v)
+        if forms is None:
             return v
-        except (TypeError, ValueError) as e:
-            self.bad(where, f"{key} = {show_value(v)}: {e}")
+        if isinstance(v, float) and not math.isfinite(v):
+            self.bad(where, f"{key} = {show_value(v)}: is not a finite number; write an integer "
+                            f"or a string such as {forms}")
+            return None
+        if isinstance(v, float) and not abs(v) < _FLOAT_EXACT:
+            # TOML gave a float: above 2**53 it has already lost the low bits
+            # (18014398509481985.0 reads as ...984), so the plan would be checked and
+            # translated at an address or size the file does not say
+            self.bad(where, f"{key} = {show_value(v)}: a float is exact only below 2**53 "
+                            f"({_FLOAT_EXACT:.4g}); write it as an integer or a string such as "
+                            f"{forms}")
+            return None
+        try:
+            return parse_address(v) if key in _ADDRESSES else parse_size(v)
+        except (TypeError, ValueError) as e:      # their every message quotes the value
+            self.bad(where, f"{key}: {e}")
             return None
 
     def fields(self, table, data, i=None, required=()):

@@ -43,6 +43,7 @@ import math
 import numpy as np
 
 from ._errors import RoutingError, SpecError
+from ._fabric_arg import fabric_arg
 from ._params import Parameter
 from ._tech import TECHNOLOGIES
 from ._units import check_count, error_for, flag_of, is_finite, show_value, text_of
@@ -300,6 +301,7 @@ def loadstore_domains(fabric):
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
+    fabric = fabric_arg(fabric)
     N = len(fabric.nodes)
     nic = _nics(fabric)
     ea = fabric.edge_arrays
@@ -343,6 +345,7 @@ def sends_messages(fabric):
     ...     topologies.build("sd200-ultra")).any())
     (True, False)
     """
+    fabric = fabric_arg(fabric)
     nic = _nics(fabric)
     ea = fabric.edge_arrays
     msg = _edge_carries(fabric) == "messages"
@@ -387,7 +390,7 @@ def loadstore_reaches(fabric, src, dst):
     ...                   [i["nic0"], i["nic0"], i["chip0"]]).tolist()
     [True, False, False]
     """
-    dom = fabric.loadstore_domains
+    dom = fabric_arg(fabric).loadstore_domains
     s = fabric.node_indices(src, "src")
     d = fabric.node_indices(dst, "dst")
     ok = (s == d) | ((dom[s] >= 0) & (dom[s] == dom[d]))
@@ -428,6 +431,7 @@ def reach(fabric, src, dst):
     >>> reach(f, "chip0", "chip7"), reach(f, "chip0", "chip8")
     ('loadstore', 'rdma')
     """
+    fabric = fabric_arg(fabric)
     a, b = fabric.node(src), fabric.node(dst)
     idx = fabric.node_index
     s, d = idx[a], idx[b]
@@ -477,6 +481,7 @@ def transports_for(fabric, name, src, dst):
     """
     # node_indices, the one node check (np.asarray(.., dtype=np.int64) read 0.7 as node 0,
     # True as node 1 and '3' as node 3)
+    fabric = fabric_arg(fabric)
     s, d = fabric.node_indices(src, "src"), fabric.node_indices(dst, "dst")
     ok = loadstore_reaches(fabric, s, d)
     if isinstance(name, str) and name == NATIVE:

@@ -552,21 +552,28 @@ def is_bool(x):
     return isinstance(x, bool) or type(x).__name__ in ("bool", "bool_")
 
 
-def flag_of(value, what):
+def flag_of(value, what, *, optional=False):
     """``value`` as a Python bool where a flag is due (:func:`is_bool`: numpy's too), else a
     TypeError naming the parameter ``what``: ``'no'``, ``None`` or ``1`` is not read by its
-    truth. The one flag check of the packages.
+    truth. ``optional``: None passes too (a flag whose None means "the default"), and the
+    message says so. The one flag check of the packages.
 
     >>> import numpy as np
-    >>> flag_of(np.True_, "cuda_graphs"), flag_of(False, "pdl")
-    (True, False)
+    >>> flag_of(np.True_, "cuda_graphs"), flag_of(False, "pdl"), flag_of(None, "binary", optional=True)
+    (True, False, None)
     >>> flag_of("no", "pdl")
     Traceback (most recent call last):
     ...
     TypeError: pdl must be True or False, got 'no' (a str)
+    >>> flag_of(1, "binary", optional=True)
+    Traceback (most recent call last):
+    ...
+    TypeError: binary must be True, False or None, got 1 (an int)
     """
+    if optional and value is None:
+        return None
     if not is_bool(value):
-        raise kind_error(value, what, "True or False")
+        raise kind_error(value, what, "True, False or None" if optional else "True or False")
     return bool(value)
 
 
@@ -875,7 +882,7 @@ def format_size(nbytes, binary=None):
     ------
     TypeError
         For an ``nbytes`` that is a bool or not a number, a ``binary`` that is neither a
-        bool nor None.
+        bool nor None (``1`` is not read by its truth).
     ValueError
         For nan or infinity.
 
@@ -889,8 +896,7 @@ def format_size(nbytes, binary=None):
     ('1048576PiB', '0B')
     """
     nbytes = _checked(nbytes, "format_size", "bytes")
-    if binary is not None:
-        binary = flag_of(binary, "format_size: binary")
+    binary = flag_of(binary, "format_size: binary", optional=True)   # None is a choice: said
     text = _format(nbytes, (_PRINTED_DECIMAL if binary is False else _PRINTED_BINARY)
                    + (("", 1),), "B")
     if binary is None and not _reads_exactly(text, nbytes):
@@ -1005,7 +1011,9 @@ def format_address(address):
     Returns
     -------
     str
-        ``0x`` and the address's hex digits.
+        ``0x`` and the address's hex digits; a negative value keeps its sign (``-0x10``): no
+        address is negative, but a window's refused ``local_base = -16`` is shown so in
+        :func:`fabric.check`'s finding, as given.
 
     Raises
     ------
@@ -1019,6 +1027,8 @@ def format_address(address):
     '0x10000000000'
     >>> format_address(2**5000)
     '0x1000000000000000... (5001 bits)'
+    >>> format_address(-16)
+    '-0x10'
     """
     if not is_int(address):
         raise kind_error(address, "format_address: address", "an integer")

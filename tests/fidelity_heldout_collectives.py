@@ -280,14 +280,26 @@ _AIC_A2A_MISS = (
     "as one launch (3.0 us): 3.0-4.6 us where 7.4-13.4 us are measured up to 64 KiB. The gap is "
     "there with 2 GPUs (H100 6.49 vs 3.03 us) and on another harness (separate processes: "
     "hfplaybook-h100-alltoall-minlat); no source splits it between the host's p2p path and "
-    "the GPU's (session 35)")
+    "the GPU's (session 35). Session 36: at 512 B the same sweep's all-to-all is within "
+    "+0.4 to +1.7 us of its 2-GPU ring all-gather on all six systems and below its 8-GPU "
+    "one, the same kernel entry per launch (src/device/common.h ncclKernelMain); the model "
+    "gives the collective NCCL's tuner base latency (ring LL 6.6 us) and the p2p launch the "
+    "kernel floor (2.3 / 3.0 us) plus the eager loop's host launch, so its two fixed times "
+    "differ by ~4 us where the measurements agree (docs/sources.md s.9, session 36)")
 _AIC_16M_MISS = (
     "Blackwell 16 MiB collectives of NVIDIA's collector measure 1.5-2x the model (all-gather "
     "and reduce-scatter on 8 B200 / B300, all three ops on a GB200 / GB300 tray) where the "
     "same sweep's 1 MiB rows are within 11% and H100 / H200's 16 MiB rows within 7%; its B200 "
-    "all-gather at 16 MiB (103.9 us) is slower than its all-reduce (99.1 us). Azure's tray "
-    "sweep at that size (gb200-tray-ring-16m: -g 4, NCCL 2.25.1, ring) measures 76 us where "
-    "this collector measures 100 us: no sourced mechanism (session 35)")
+    "all-gather at 16 MiB (103.9 us) is slower than its all-reduce (99.1 us). Session 36: every "
+    "one of them runs ring/Simple, in NCCL 2.29.2's tuner as in the model's (2.29.2 lowered "
+    "Blackwell's per-channel ring LL128 cap from 73.4 to 34.5 GB/s, src/graph/tuning.cc); the "
+    "same collector at 2.27.5 / 2.28.9 on the same B200s (ring/LL128) measures all-gather "
+    "51.3 / 53.2 us and reduce-scatter 52.3 / 55.4 us at 16 MiB against the model's 49.4, and "
+    "Azure's tray at 16 MiB (gb200-tray-ring-16m, 2.25.1: LL128) 76 us where this collector "
+    "(Simple) measures 100. What misses is the time of ring/Simple on Blackwell: at the first "
+    "size the model runs it, 4-8.5 us a ring step above the tuner's formula (hwLat 3.4 us) "
+    "with 4-8 GPUs on all four systems and three releases, 0-3 us on H100; no sourced cost of "
+    "a Simple slice's handoff on Blackwell prices it (docs/sources.md s.9, session 36)")
 KNOWN_MISSES.update({f"aic-nccl-{name}-a2a-{z}": _AIC_A2A_MISS
                      for name in _AIC_SYSTEMS for z in _AIC_SIZES})
 KNOWN_MISSES.update({f"aic-nccl-{name}-{o}-16m": _AIC_16M_MISS

@@ -264,10 +264,10 @@ def _aic_ll_blackwell(fabric_of, tokens, phase):
     def case(row):
         fabric = fabric_of()
         r = moe_exchange(fabric, "deepseek-v3", tokens, int(row["gpus"]),
-                         kernel="deepep-low-latency", dispatch_bytes=1 + 4 / 128,
+                         kernel=_DEEPEP_D28BD67, dispatch_bytes=1 + 4 / 128,
                          combine_bytes=2, routing="uniform")
         ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
-        how = (f"deepep-low-latency on {fabric.name}, uniform; {parts(ph)}; one kernel's kineto "
+        how = (f"{_DEEPEP_D28BD67.name} on {fabric.name}, uniform; {parts(ph)}; one kernel's kineto "
                f"duration: less the floor's graph gap {PDL_HIDDEN_GAP.value * 1e6:.2f}")
         return kernel_span(ph.time, fabric) * 1e6, how
     return case
@@ -370,6 +370,56 @@ _DEEPEP_A84A248 = dataclasses.replace(
 
 
 @functools.cache
+def _deepep_d28bd67():
+    """DeepEP's low-latency kernels as deep_ep 1.2.1+d28bd67 builds them (the collector's rows,
+    session 36; the check set's rows are de8cfca's, ``deepep-low-latency``): three steps differ,
+    each from the code and priced at the project's own latencies (sources below)."""
+    base = exchange_kernel("deepep-low-latency")
+    src = dict(base.sources)
+    src["send_grid"] = (
+        "deepseek-ai/DeepEP d28bd67 csrc/kernels/internode_ll.cu (dispatch host, l.600-605): "
+        "num_warp_groups = ceil(num_experts / the device's SMs), num_sms = ceil(num_experts / "
+        "num_warp_groups): 2 experts a block, 128 blocks for 256 experts on H100 (132 SMs) and "
+        "on Blackwell (148: the collector's chips), block b sends tokens b, b + 128, ... (l.283), "
+        "each after the release of the one before as at de8cfca: one token a block up to 128 "
+        "tokens, no later wave (de8cfca: 3 experts a block, 86 blocks). The project's chips carry "
+        "no SM count: 2 holds for 256 experts on 128-255 SMs")
+    src["interleaved_chain"] = (
+        "deepseek-ai/DeepEP d28bd67 internode_ll.cu combine send (l.1410-1490, TMA since #299, "
+        "c874cb7): each warp copies a token's 14,336-B row in 7 chunks of 2,048 B, tma_load_1d "
+        "HBM -> shared memory on an mbarrier (3 stages, 1 load prefetched: the next chunk's load "
+        "is issued before the current one is waited for), then tma_store_1d to the peer; "
+        "cp.async.bulk.wait_group.read waits for the stores' shared-memory reads only. So the "
+        "loads go two at a time and a warp's last chunk leaves ceil(bytes / stage_vector) - 1 "
+        "= 3 HBM loads after its first (the chain's): one warp's copy overlaps the other warps' "
+        "copies on the links, the phase's transfer is at least it. The group's 16 warps take "
+        "the (expert, rank) pair's tokens in turn: one a warp up to 128 tokens (~4 a pair); "
+        "later tokens of a warp not counted (a lower bound)")
+    src["stage_vector"] = (
+        "deepseek-ai/DeepEP d28bd67 internode_ll.cu combine: kNumTMABufferBytes = 16 B x 32 "
+        "lanes x kNumSendUnrolls 4 = 2,048 B a chunk, two chunks' loads in flight (kNumStages 3, "
+        "kNumPrefetch 1): 4,096 B per dependent load (combine); the dispatch copies with warps "
+        "(UNROLLED_WARP_COPY) and its chains count no staging round")
+    src["reduce_stages"] = (
+        "deepseek-ai/DeepEP d28bd67 internode_ll.cu combine receive (l.1540-1675, since #345, "
+        "c5facf5): after every flag and cg::this_grid().sync(), groups of 15 warps (2 a block) "
+        "each sum token b + 128 g: its TMA warp loads topk_idx, then each of the k copies "
+        "(16 + 14,336 B) whole into one of kNumStages = 3 buffers, waits the stage's empty "
+        "mbarrier, the 14 reduction warps add their 512-B slices and free it; one TMA store of "
+        "the sum. One token a group up to 128 tokens: ceil(k / 3) dependent loads of copies the "
+        "peers stored into this GPU in the same kernel (L2, as pplx's receive sum prices its "
+        "copies) after the top-k ids' load: a floor under the receive copy")
+    inter = (base.interleaved_chain[0],
+             base.interleaved_chain[1] + (("hbm_load", "loadstore_stage_rounds"),))
+    return dataclasses.replace(base, name="deepep-low-latency@d28bd67", send_grid=2,
+                               interleaved_chain=inter, stage_vector=(4096, 4096),
+                               reduce_stages=3, sources=tuple(src.items()))
+
+
+#: DeepEP's low-latency kernels of the collector's build (:func:`_deepep_d28bd67`).
+_DEEPEP_D28BD67 = _deepep_d28bd67()
+
+
 def _deepep_a84a248(chunk):
     """:data:`_DEEPEP_A84A248` with ``chunk`` tokens per RDMA write (``qp_chunk``)."""
     return dataclasses.replace(_DEEPEP_A84A248, name=f"deepep-normal@a84a248/chunk{chunk}",
@@ -451,7 +501,7 @@ CASES = {
     # the same collector's DeepEP low-latency data (session 35): DeepEP's own test on one full
     # HGX node, timed as the check set's DeepEP rows (one kernel's Kineto mean; Hopper: no gap)
     **{f"aic-deepep-{chip}-ep8-ll-bs{bs}-{ph}": _deepep(
-        _h100_nodes if chip == "h100" else _h200_nodes, "deepep-low-latency", bs, ph, "time")
+        _h100_nodes if chip == "h100" else _h200_nodes, _DEEPEP_D28BD67, bs, ph, "time")
        for chip in ("h100", "h200") for bs in (1, 16, 128) for ph in ("dispatch", "combine")},
     # Blackwell (lead's decision, session 35): one HGX B200 node (EP8) and one GB200 tray (EP4)
     **{f"aic-deepep-{chip}-ep{ep}-ll-bs{bs}-{ph}": _aic_ll_blackwell(
@@ -753,33 +803,39 @@ _AIC_WIDE_ONE = (_AIC_WIDE + ". At 1 token (routing 'grouped': the 8 ranks of on
                  "copy (a rank outside the group reaches 8 peers); the measured growth at EP32 is "
                  "not located")
 _AIC_LL = ("DeepEP low-latency over NVLink on one HGX H100 / H200 node, NVIDIA's collector "
-           "(DeepEP's own test, bench_kineto kernel means, no masked route; session 35): at 1 "
-           "token the kernels take 13.2 / 14.4 us (H100) and 11.9 / 12.6 us (H200) against the "
-           "model's ~5.0 / ~5.1 us (its fixed part, 4.8 us, and almost no transfer). Over the "
-           "collector's whole H100 sweep (1-1024 tokens) the dispatch stays 7.6-8.6 us above the "
-           "model up to 128 tokens (9.2 / 11.9 / 19.8 us at 256 / 512 / 1024; its 512 -> 1024 "
-           "slope 0.212 us a token against the model's 0.197, H200 0.193 against 0.186): a "
-           "per-kernel constant, not a per-link rate; the combine's excess grows with the "
-           "tokens, 8.8-9.3 us at 1-8 tokens, 22.6 at 128, 168 at 1024 (slope 0.450 against "
-           "0.309 us a token, H200 0.463 against 0.298): less the model's receive copy, 13.6 GB/s "
-           "of remote bytes per NVLink4 link (12.8 on H200) against the 20.6 the model takes. The "
-           "measured build (deep_ep 1.2.1+d28bd67) sends the combine's copies through shared "
-           "memory with TMA loads and stores (DeepEP #299), which the model's combine (de8cfca's "
-           "warp copies) does not price apart. No sourced term for the ~8 us constant: not "
-           "located; candidates with no published figure are the eager call's host path "
-           "(DeepEP's Python and C++ call allocates its outputs before the launch; when the "
-           "kernels are shorter than it, rank 0's kernel holds the last rank's arrival), the "
-           "cooperative launch and grid sync between the send and receive parts, and the "
-           "receive part's polls of its 256 (local expert, source rank) count slots")
+           "(DeepEP's own test, bench_kineto kernel means, no masked route; session 35), priced "
+           "since session 36 as the build it ran (deepep-low-latency@d28bd67: one token a "
+           "dispatch block up to 128 tokens, the combine's TMA send and receive): at 1 token the "
+           "kernels take 13.2 / 14.4 us (H100) and 11.9 / 12.6 us (H200) against the model's "
+           "5.0 / 6.6 us (its fixed part, 4.8 us; the combine's TMA steps 1.5 us). Over the "
+           "collector's whole H100 sweep (1-1024 tokens) the dispatch stays 7.6-9.5 us above the "
+           "model up to 128 tokens (11.1 / 15.5 / 27.1 us at 256 / 512 / 1024): a per-kernel "
+           "constant, not a per-link rate (with d28bd67's grid the 16 -> 128-token increment is "
+           "within 13% of the model's on every chip); the combine's excess grows with the tokens, "
+           "7.6-8.8 us at 1-8 tokens, 22.6 at 128, 168 at 1024 (slope 0.450 against 0.309 us a "
+           "token, H200 0.463 against 0.298): less the model's receive copy, 13.6 GB/s of remote "
+           "bytes per NVLink4 link (12.8 on H200) against the 20.6 the model takes. That excess is "
+           "Hopper's, not the TMA path's (session 36: the TMA send and receive serialise no token "
+           "at <= 128 tokens; the same build's 16 -> 128-token combine increment is 1.06 / 1.09x "
+           "the model's on B200 / B300, 1.35 / 1.50x on H100 / H200), and every Hopper DeepEP "
+           "low-latency NVLink row, warp copy or TMA, moves its bytes at ~0.6-0.75 of that rate. "
+           "No sourced term for the ~8 us constant: not located; candidates with no published "
+           "figure are the eager call's host path (DeepEP's Python and C++ call allocates its "
+           "outputs before the launch; when the kernels are shorter than it, rank 0's kernel "
+           "holds the last rank's arrival), the cooperative launch and grid sync between the "
+           "send and receive parts, and the receive part's polls of its 256 (local expert, "
+           "source rank) count slots")
 _AIC_LL_BW = ("DeepEP low-latency over NVLink on Blackwell, NVIDIA's collector (one HGX B200 / B300 "
-              "node, EP8; one GB200 / GB300 tray, EP4; session 35, lead's decisions): the kernels "
-              "sit a near constant above the model at 1, 16 and 128 tokens, 12.9-15.9 us on B200 "
-              "(22.1 / 22.1 us at 1 token against 6.2 / 6.3), 13.4-16.7 on B300, 8.2-12.7 on GB200 "
-              "(16.6 / 18.1 against 6.2 / 6.3) and 7.6-13.1 on GB300, more than Hopper's ~8 us "
-              "(_AIC_LL) on the faster chips; the "
-              "B200 sweep's 512 -> 1024-token slope, 0.112 / 0.164 us a token, is within 7% of "
-              "the model's on hgx-b200 (0.120 / 0.155), so the 128-token misses are that "
-              "constant, not a per-link rate. No located term (the candidates of _AIC_LL)")
+              "node, EP8; one GB200 / GB300 tray, EP4; session 35, lead's decisions; priced as "
+              "the build it ran, deepep-low-latency@d28bd67, since session 36): the kernels sit a "
+              "near constant above the model at 1, 16 and 128 tokens, 13.7-15.9 us on B200 "
+              "(22.1 / 22.1 us at 1 token against 6.2 / 8.3), 13.6-16.7 on B300, 9.6-12.8 on "
+              "GB200 (16.6 / 18.1 against 6.2 / 8.3) and 8.9-13.1 on GB300, more than Hopper's "
+              "~8 us (_AIC_LL) on the faster chips; the 16 -> 128-token increments are within "
+              "1-11% of the model's (dispatch) and 6-29% (combine), and the B200 sweep's 512 -> "
+              "1024-token slope, 0.112 / 0.164 us a token, is within 7% of the model's on "
+              "hgx-b200 (0.120 / 0.155): a constant, not a per-link rate. No located term (the "
+              "candidates of _AIC_LL)")
 KNOWN_MISSES = {
     # deepep-i493-h200-ep16-normal-dispatch, -dispatch-bf16 and -combine left in session 32
     # (138.7% / 126.3% / 108.5% -> 0.3% / 8.1% / 11.2%): a84a248's IBRC path, one proxy queue

@@ -51,11 +51,18 @@ def test_weight_formats_valid_figures_unchanged():
     assert wf["fp8-block128"].bytes_per_weight == 1 + 4 / (128 * 128)
 
 
-@pytest.mark.parametrize("bad", [(("fp8",),), "fp8", None, 5, (("fp8", 1e15, 2),), ((1e15, "fp8"),)])
+@pytest.mark.parametrize("bad", [(("fp8",),), "fp8", None, 5, (("fp8", 1e15, 2),)])
 def test_chip_tensor_flops_must_be_format_value_pairs(bad):
     chip = fabric.chip_spec("b200")
     with pytest.raises(SpecError, match="tensor_flops"):
         dataclasses.replace(chip, tensor_flops=bad)
+
+
+def test_chip_tensor_flops_format_of_a_wrong_kind():
+    # a pair in (value, format) order: the format is a float, a wrong kind (TypeError, the
+    # one math-format check fabric._chips.check_math_format; session 36: was a SpecError)
+    with pytest.raises(TypeError, match=r"tensor_flops format must be a str, got 1000000000000000\.0 \(a float\)$"):
+        dataclasses.replace(fabric.chip_spec("b200"), tensor_flops=((1e15, "fp8"),))
 
 
 def test_chip_tensor_flops_valid_forms_unchanged():

@@ -1,5 +1,5 @@
 """Audit, session 10 (second shift): bad input through this session's new public API
-and CLI options, edge cases and degraded fabrics (notes/audit.md, "Second shift")."""
+and CLI options, edge cases and degraded fabrics."""
 
 import pytest
 

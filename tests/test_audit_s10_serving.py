@@ -1,5 +1,4 @@
-"""Audit, session 10 (second shift): vLLM's budget and graph limits in the serving model
-(notes/audit.md, "Second shift")."""
+"""Audit, session 10 (second shift): vLLM's budget and graph limits in the serving model."""
 
 
 import pytest

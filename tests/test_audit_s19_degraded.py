@@ -6,7 +6,7 @@ way (``links=L-k``, ``planes=P-1``, ``switch:N-m``). Every higher layer must the
 same answer on the two: a quantity read from the fabric as built (``fabric.intact``, the
 builder's ``params``) instead of the live graph shows up as a difference. Checked: every
 collective under NCCL (several releases) and the ideal runtime, every exchange kernel,
-a decode step, a serving point and a prefill. Session 19's hunt (notes/audit.md) found one
+a decode step, a serving point and a prefill. Session 19's hunt found one
 place that priced the intact fabric: NCCL's ring and tree bandwidth on a degraded node was
 held at the intact node's per-channel speed (``analysis._runtime_cost._per_channel_cap``),
 so a node that lost NVLinks was priced below the node built with as many, which NCCL, seeing

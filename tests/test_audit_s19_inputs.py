@@ -1,5 +1,5 @@
 """Audit, session 19: integers written as text are read by one reader, ASCII only
-(lead's decision; notes/audit.md of session 19, task 1).
+(lead's decision).
 
 ``fabric._units.parse_integer`` reads ASCII decimal digits, with options for hex after
 ``0x`` (addresses), one ``_`` between two digits (addresses, sizes) and a leading ``-``

@@ -11,7 +11,7 @@ another fabric, and the two must then cost the same at every layer:
   collective across nodes by name (no relay through a peer GPU's NIC, tests/
   test_audit_s20_rail_unequal.py); when the runtime relays (PXN), both must relay alike.
 
-Session 21's hunt (/tmp/audit21/spine_oracle.py, not in the project): 9 rail clusters (h100
+Session 21's hunt (a probe not kept in the project): 9 rail clusters (h100
 ib-ndr nvls=0, b200 roce-400g nvls=1, h100 nvls=1; 4x4 and 4x8 minus one of 2 spines, 8x4
 minus two of 4) x 5 ops x 4 sizes x 5 runtimes and 4 exchange kernels x 3 token counts x
 2 routings: 1,116 comparisons, 0 differ. Kept here at a few of them.

@@ -70,7 +70,7 @@ def _with(table, key, value):
 
 
 CASES = [
-    ("regions", "size", -1, "size = -1: a size is >= 0 bytes"),
+    ("regions", "size", -1, "size: a size is >= 0 bytes, got -1"),
     ("regions", "base", math.nan, "base = nan: is not a finite number"),
     ("regions", "owner", "chip999", "owner 'chip999' is nobody"),
     ("interleave", "granularity", "1.5KiB", "interleave granularity must be a power of two"),
@@ -80,7 +80,9 @@ CASES = [
     ("windows", "host", "", "no host domain called ''"),
     ("windows", "page_size", True, ("page_size must be an integer or a string such as '16PiB', "
                                     "got True (a bool)")),     # kind_error's, session 35
-    ("heap", "offset", "inf", "offset = 'inf': cannot read size 'inf'"),
+    ("heap", "offset", "inf", "offset: cannot read size 'inf'"),
+    # the key once, the value once: parse_size's sentence quotes it (session 36; was
+    # "offset = 'inf': cannot read size 'inf'")
     ("address", "width", 1e300, "width must be an integer, got 1e+300 (a float)"),
     # kind_error's text since session 34, without the reader's 'width = 1e+300: ' (session 35)
     ("address", "layout", "é", "layout must be one of ('owner-bits', 'packed', 'explicit')"),

@@ -18,8 +18,7 @@ bundled links (an access's serialization at the narrowest link, a bundle at its 
 share of the intact bandwidth) and explicit-layout plans (each chip's, host's and NIC's
 region at a drawn slot, the sets as regions with a base; the system file lists them all).
 
-A fuzz of the same reference before this file (1,200 plans, ~60 k accesses,
-/work/notes/audit.md) found no access answered wrongly; the refusal of a set a host may
+A fuzz of the same reference before this file (1,200 plans, ~60 k accesses) found no access answered wrongly; the refusal of a set a host may
 not read read "window 'w' reaches region 'pair' [...) holds memory of 'chip16', which ..."
 (two clauses run together), fixed in fabric/_domains.py ``DomainGrants.why_not``.
 """

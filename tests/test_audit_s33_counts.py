@@ -114,7 +114,7 @@ def test_traffic_names_an_endpoint_count_of_another_kind(n):
 
 @pytest.mark.parametrize("kind", [np.int64, np.uint64])
 def test_numpy_counts_of_a_moe_matrix_are_the_ints_they_equal(kind):
-    # probe /tmp/audit33/npint.py: np.uint64 experts made float indices (an IndexError);
+    # a probe: np.uint64 experts made float indices (an IndexError);
     # np.int64 tokens x 8 ranks wrapped (past the array check: the crash above)
     want = traffic(8, "moe", experts=64, top_k=2, tokens=4).data
     got = traffic(8, "moe", experts=kind(64), top_k=kind(2), tokens=kind(4)).data

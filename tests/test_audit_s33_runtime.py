@@ -3,7 +3,7 @@
 A Runtime made by ``dataclasses.replace`` without a key of one of its tables was accepted and
 failed with a bare KeyError deep in analysis._runtime_cost: of the "nccl" profile's 219
 table keys (its split table aside), dropping any of 115 raised KeyError from ``cost`` on
-hgx-h200 / hgx-b200 / cluster-128 / gb200-nvl72 (probe /tmp/audit33/rtkeys.py; the others are
+hgx-h200 / hgx-b200 / cluster-128 / gb200-nvl72 (a probe; the others are
 read on paths that sweep did not take). Now the runtime refuses itself: a library runtime holds every key of
 the "nccl" profile's tables (every "nccl@<version>" profile holds the same), a one-sided one
 its kernel floor per architecture; a table that is not a dict is a TypeError.

@@ -1,6 +1,6 @@
 """Session 35 (audit): answers wrong without an error (degraded fabrics, hostile plans).
 
-Probe (/tmp/audit35/mono.py): failing a link with every chip alive never makes a schedule
+A probe: failing a link with every chip alive never makes a schedule
 cheaper. hypermesh:4x4 without chip4-chip7 ran multi-dimensional-pipelined all-reduce
 faster than intact (600 -> 518 us at 64 MiB): the dimension-order shares came from a linear
 program whose times were in seconds (~1e-12 a byte), below HiGHS's absolute tolerances, so

@@ -117,7 +117,8 @@ def _analysis_calls():
 def test_a_library_arguments_long_text_is_quoted_shortened(name):
     # a 5000-character engine, backend, release, transport ... came back whole (5 KB)
     from fabric import SpecError
-    with pytest.raises(SpecError) as e:
+    # adaptive_routing's wrong kind is flag_of's TypeError (session 36; a SpecError before)
+    with pytest.raises(TypeError if name == "moe-adaptive" else SpecError) as e:
         _analysis_calls()[name]()
     assert len(str(e.value)) < 600 and "characters)" in str(e.value), str(e.value)[:300]
 
@@ -145,7 +146,7 @@ def test_a_build_over_the_size_limit_says_so_on_a_line(build):
 ], ids=["applicable_algorithms", "instance_chips", "idle_chips", "decode_step",
         "candidate_layouts", "serving_point"])
 def test_a_spec_where_a_fabric_is_due_says_what_builds_it(call):
-    """Six more public functions through fabric._fabric.fabric_arg (the session's whole-diff
+    """Six more public functions through fabric_arg (the session's whole-diff
     read: they gave "'str' object has no attribute 'chip'", naming nothing)."""
     import analysis
     with pytest.raises(TypeError, match="topologies.build makes one"):

@@ -3,7 +3,7 @@
 A plan is laid out once, from the intact fabric (fabric._plan's module docstring):
 ``fabric.without`` pins the intact chips and host domains into the plan it carries. A plan
 set on an already degraded fabric (``g.replace(address_plan=plan)``) was laid out from the
-LIVE chips instead, so every chip after a failed one moved down a slot (notes/audit.md s.9).
+LIVE chips instead, so every chip after a failed one moved down a slot.
 Reference: the same plan set before the failure.
 """
 

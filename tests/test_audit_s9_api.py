@@ -1,6 +1,6 @@
 """Audit session 9: public API added or changed in session 8, bad arguments and aliases.
 
-Each test names the fault it guards (notes/audit.md, session 9).
+Each test names the fault it guards.
 """
 
 import pytest

@@ -4,8 +4,7 @@ NCCL's bus bandwidth is channels x the graph's per-channel speed (bwIntra, found
 topology search from its highest speed down, src/graph/search.cc). The model's per-channel
 bandwidth is the schedule's B over the channel count; a failure that removes channels (lanes
 of one rank, a link the ring does not use) faster than it lowers B used to RAISE the speed of
-each channel, so a small message on fewer channels ran faster than intact (notes/audit.md
-s.3a and s.10). Reference: the intact fabric, same group, op, size and runtime; a speed-up
+each channel, so a small message on fewer channels ran faster than intact. Reference: the intact fabric, same group, op, size and runtime; a speed-up
 counts only where NCCL ran the same algorithm and protocol and the schedule's own hardware
 floor (runtime "ideal", at the size and at 1 GiB) did not get faster too (a detour of
 dimension-order routing can spread a hot spot: a true effect, s.3b), as in

@@ -1,4 +1,4 @@
-"""Audit session 9: the serving search's arguments (notes/audit.md, section 2).
+"""Audit session 9: the serving search's arguments.
 
 A bad argument gets an error naming it, never a silently rounded value or a false reason.
 """

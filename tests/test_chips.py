@@ -1,5 +1,6 @@
 """Chip presets against their published figures (sources in fabric/_chips.py)."""
 
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -53,8 +54,11 @@ def test_passthrough_and_unknown():
     assert chip_spec(c) is c
     with pytest.raises(SpecError, match="unknown chip 'a100'; known: b200, b300, gb200, gb300, h100"):
         chip_spec("a100")
-    with pytest.raises(SpecError):
-        chip_spec(None)
+    # what is no name is a wrong kind (STYLE: a TypeError), not an unknown chip
+    for value, shown in ((None, "None (a NoneType)"), (5, "5 (an int)"), (True, "True (a bool)")):
+        with pytest.raises(TypeError, match=r"^chip must be a chip name or a fabric\.ChipSpec, "
+                                            rf"got {re.escape(shown)}$"):
+            chip_spec(value)
 
 
 def test_gb300_nvl72_against_the_rack_figures():

@@ -8,7 +8,7 @@ session's draws, or fewer). Here: a failure that spares the EP group never makes
 faster. Drawn: tests/exchange_brute.py's 13 fabric families and shapes, an EP group of equal ranks
 per load/store domain, up to 2 failed links, 2 failed lanes and a failed chip outside the group,
 every kernel that moves bytes, 1-512 tokens, uniform / balanced / node-limited routing, RDMA-only
-transport. The hunt's scratch runs (about 2,300 draws, /tmp/ibgda26/hunt/mono.py) found no
+transport. The hunt's scratch runs (about 2,300 draws) found no
 exception: this pins it.
 """
 from degrade import built
@@ -54,8 +54,8 @@ def _failure_of(draw):
 def test_a_failure_that_spares_the_group_never_makes_the_exchange_faster(case):
     """The same EP group, kernel, tokens and routing on the fabric with failed links, lanes or
     a chip outside the group: each phase takes no less time, or the model refuses by name (a
-    rank cut off, a domain split unequally); the hunt's scratch runs (about 2,300 draws,
-    /tmp/ibgda26/hunt/mono.py) found no exception."""
+    rank cut off, a domain split unequally); the hunt's scratch runs (about 2,300
+    draws) found no exception."""
     f, (links, lanes, dead), chips, kernel, tokens, routing, rdma = case
     kw = {"kernel": kernel, "dispatch_bytes": 1, "combine_bytes": 2, "routing": routing,
           "transport": "rdma" if rdma else None}

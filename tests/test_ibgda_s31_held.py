@@ -4,7 +4,7 @@
 ``(tokens, sources)`` into the busiest rank's tokens and the tokens sent in all on their own,
 with three different sets of accepted spellings. Now all three read them from one tuple of
 each EP rank's count. Outputs are unchanged where a call was answered (a probe of ~10,000
-random calls, /work/notes/ibgda.md); what changed: ``busiest_token`` refuses ``sources``
+random calls); what changed: ``busiest_token`` refuses ``sources``
 beyond its ``ep`` ranks by name (17 source ranks of 16 were answered), and takes the positions
 or the per-rank counts ``moe_exchange`` takes, as ``receive_walk`` now does too.
 """

@@ -649,7 +649,7 @@ _WALK[("one-sided-1.3", "hopper", 1)] = (
 _WALK_NAMES = {"l2": "l2_hit", "c15": "const_l15", "c1": "const_l1", "l1": "l1_hit"}
 #: (session 27) the cycles the compiled loops issue beyond those loads, per count of valid slots
 #: 1 .. 8 (the least over the patterns of that many or more slots and the pointer rows'
-#: placements; notes/moe.md of session 27): (round 1, a later round)
+#: placements; session 27): (round 1, a later round)
 _CYCLES = {
     ("one-sided", "blackwell", 2): ((190, 190, 190, 190, 190, 190, 190, 360),
                                     (274, 274, 274, 274, 274, 275, 275, 383)),

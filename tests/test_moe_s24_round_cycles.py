@@ -24,7 +24,7 @@ from fabric import EXCHANGE_LATENCY, exchange_kernel
 _K = exchange_kernel("one-sided")
 _BW = {n: p.value for n, p in EXCHANGE_LATENCY["blackwell"].items()}
 # the walk of one later round (cycles beyond its peer trips), per slot pattern, read from the
-# sm_100a SASS (counts from compiled code; notes/moe.md of session 24)
+# sm_100a SASS (counts from compiled code, session 24)
 _WALK = {"{0}": 421.4, "{0-6}": 594.1, "{0-7}": 635.2, "{0,7}": 462.5}
 
 

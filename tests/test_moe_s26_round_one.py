@@ -33,7 +33,7 @@ _K = exchange_kernel("one-sided")
 _BW = {n: p.value for n, p in EXCHANGE_LATENCY["blackwell"].items()}
 #: the walk (cycles beyond its peer trips) from after BAR.SYNC through round 1, per set of valid
 #: slots (slot 0 always: the own rank under the perfect router), read from the sm_100a SASS
-#: (r1walk.py, notes/moe.md of session 26): the all-valid and one-rank ends, the least of the
+#: (session 26's walk): the all-valid and one-rank ends, the least of the
 #: 128 patterns ({0-5, 7}) and two between
 _WALK = {(0,): 1200.9, (0, 1, 2, 3, 4, 5, 6, 7): 1646.0, (0, 1, 2, 3, 4, 5, 7): 1442.1,
          (0, 7): 1326.2, (0, 1, 2, 3, 4, 5, 6): 1520.7}

@@ -37,7 +37,7 @@ _TABLE = {2: ((253, 253, 326, 342, 362, 389, 431, 475), (535, 535, 567, 594, 629
           1: ((514, 514, 514, 646, 779, 920, 1162, 1348),
               (625, 625, 625, 761, 891, 1031, 1189, 1375))}
 #: round 1's least excess per number of valid slots over the patterns and the rows' placements
-#: (place13.py, notes/moe.md of session 27; session 29 against the entries re-read as the
+#: (session 27's walk; session 29 against the entries re-read as the
 #: walks' slopes, tests/test_moe_s29_blackwell.py)
 _LEAST1 = {2: (430.8, 253.917, 326.829, 342.844, 362.858, 389.873, 431.283, 475.996),
            1: (898.8, 526.6, 514.298, 646.298, 779.694, 920.09, 1162.686, 1348.082)}
@@ -52,7 +52,7 @@ def _at(table, distinct):
 #: ends and the least (gwalk.py 'first' mode, rows_l1_after_first)
 _WALK1 = {2: {(0,): 1287.3, (0, 4): 1230.3}, 1: {(0, 1, 7): 1654.0}}
 #: one later round's walk (cycles beyond its peer trips) per set of valid slots, read from the
-#: sm_100a SASS (gwalk.py / cfg13.py, notes/moe.md of session 26): the ends and the least
+#: sm_100a SASS (session 26's walk): the ends and the least
 _WALK = {2: {(0,): 676.7, (0, 1, 2, 3, 4, 5, 6, 7): 873.5, (0, 4): 619.7},
          1: {(0,): 1095.4, (0, 1, 2, 3, 4, 5, 6, 7): 1606.8, (0, 1, 7): 857.2}}
 #: the later batches of each input width (fabric one-sided-1.3 late_pulls, 'blackwell')

@@ -4,7 +4,7 @@ moeA2ACombineKernel's barrier runs in every block's first warp, lane l taking ra
 block 0 stores its flag into each peer, then every block polls each peer's flag. Beyond 32 ranks
 each loop takes a further pass; the chain charged only the poll's load (one l2_hit a pass). The
 loops' own cycles a further pass, walked for lane 0 of block 0 in flashinfer 579435f9's builds
-(blog18's kernel; barwalk.py, notes/moe.md of session 27: the walk at ep ranks less the walk at 32,
+(blog18's kernel; session 27's walk: the walk at ep ranks less the walk at 32,
 every poll finding its flag at once, the polls as trips, a constant load const_l15 on a line no
 earlier load read, else const_l1), are the combine table's ``lane_pass_cycles``: the least over the
 builds and over ep 33-64, 123 (sm_90a at ep 33-38, whose peers 32-37's rows share a constant line
@@ -23,7 +23,7 @@ from fabric import EXCHANGE_LATENCY, exchange_kernel
 from fabric._exchange import lane_passes
 
 #: the walks' cycles beyond their trips at 32 ranks (one pass) and at ep ranks (two passes),
-#: per build (barwalk.py, notes/moe.md of session 27; every rank gives the same)
+#: per build (session 27's walk; every rank gives the same)
 _WALK = {"579435f9 sm_100a": {32: 173.8, 33: 410.8, 38: 410.8, 39: 410.8, 64: 410.8},
          "579435f9 sm_90a": {32: 156.1, 33: 279.5, 38: 279.5, 39: 363.7, 64: 363.7},
          "5e891c6b sm_100a": {32: 258.0, 33: 410.8, 34: 495.0, 39: 495.0, 64: 495.0}}
@@ -47,7 +47,7 @@ def test_the_combine_table_holds_the_least_further_pass_of_the_walks():
         assert ("l2_hit", "lane_passes") in k.chain[1]
     text = dict(exchange_kernel("one-sided").sources)["lane_pass_cycles"]
     for fact in ("The combine's: session 27", "0x0130-0x04c0", "0x0150-0x05c0", "237.0",
-                 "123.4", "207.6", "the least, 123", "152.8", "barwalk.py"):
+                 "123.4", "207.6", "the least, 123", "152.8"):
         assert fact in text
 
 

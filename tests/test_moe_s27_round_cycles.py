@@ -9,8 +9,7 @@ lie on lines read before (review S27-R1). ExchangeKernel.round_cycles holds, per
 input_bytes), a round-1 and a later-round table over d = 1 .. top_k valid slots: per d the least
 excess over the patterns of d or more valid slots and, where the per-rank pointer rows share
 constant lines, over their placements; rounded down, 0 below zero; linear between slot counts in
-the token's expected distinct ranks (round_read_latency). The walks (notes/moe.md of session 27:
-fastwalk.py, perd.py, place13.py) are recorded here per d; the tables must be their suffix minima.
+the token's expected distinct ranks (round_read_latency). The walks (session 27's) are recorded here per d; the tables must be their suffix minima.
 """
 
 import dataclasses

@@ -3,7 +3,7 @@ table, re-derived together (session 28, moe).
 
 flashinfer 579435f9 moeA2ACombineKernel<bf16, BlockPolicy, 8> for sm_90a (session 25's build
 a2a90.o, its listing of session 26), walked with session 26's rules (fastwalk.py over the sm_90a
-path; notes/moe.md of session 28: h90.py) at Hopper's latencies: the cycles beyond the peer trips
+path, session 28) at Hopper's latencies: the cycles beyond the peer trips
 of round 1 (from the instruction after BAR.SYNC) and of a later round, for each of the 128 slot
 patterns (slot 0 valid), below. The entry's loads are the chains of its two ends (each latency's
 count = the walk's slope in it); the late batch (slots 4-7) is charged in every pattern where it

@@ -8,7 +8,7 @@ by the count), at the two ends the entry names (only slot 0 valid; the first bat
 batch is charged in every pattern where it holds a valid slot, so its steps are, per latency, the
 least it adds (the chain's loads with it less without it) over those patterns. The Blackwell
 entries (sessions 22 and 26, read by inspection) are re-read here the same way, on the same walks
-(session 26's rules, fastwalk.py; notes/moe.md of session 29: b18w.py, w13.py, rule.py):
+(session 26's rules, fastwalk.py; session 29's walks):
 flashinfer 579435f9 sm_100a (blog18, 'one-sided'), 5e891c6b sm_100a BF16 and FP8 (TensorRT-LLM
 1.3, 'one-sided-1.3'; round 1's slopes with every valid row alone on a 64-B line no load read
 before). Then session 27's rule for the tables (per d valid slots the least excess over the

@@ -55,6 +55,8 @@ def test_the_switched_modules_spell_the_flag_check_once():
                           "analysis/_engine_allreduce.py", "fabric/_units.py")}
     assert found == {"analysis/_decode.py": 0, "analysis/_serving.py": 0,
                      "analysis/_engine_allreduce.py": 0, "fabric/_units.py": 0}
-    # flag_of's one spelling, through the one wrong-kind message (session 34)
+    # flag_of's one spelling, through the one wrong-kind message (session 34); a flag that may
+    # be None says so (session 36)
     assert (root / "fabric/_units.py").read_text().count(
-        'raise kind_error(value, what, "True or False")') == 1
+        'raise kind_error(value, what, "True, False or None" if optional else "True or False")'
+    ) == 1

@@ -136,7 +136,7 @@ def test_parse_address_names_a_wrong_kind(value, shown):
     (lambda: fabric.format_address(1.5),
      r"^format_address: address must be an integer, got 1\.5 \(a float\)$"),
     (lambda: fabric.format_size(10**6, binary="no"),
-     r"^format_size: binary must be True or False, got 'no' \(a str\)$"),
+     r"^format_size: binary must be True, False or None, got 'no' \(a str\)$"),
 ], ids=["address-bool", "address-float", "binary-str"])
 def test_formatters_name_a_wrong_kind(call, match):
     # format_address(True) printed '0x1', 1.5 raised Python's "Unknown format code 'x'";

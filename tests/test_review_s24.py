@@ -4,7 +4,7 @@ Each count below was re-derived by review on its own build (NVSHMEM 3.2.5's
 libnvshmem_device.a sm_90 cubin; DeepEP de8cfca internode_ll.cu with its setup.py's flags;
 NVIDIA/nccl 36191590 contrib/nccl_ep low_latency.cu as its Makefile compiles it, -dc), with
 review's own control-bit decoder, path walker and scoreboard-aware summer, from the owners'
-branch decisions (notes/review.md, session 24):
+branch decisions (session 24):
 
 * pplx's IBGDA post (ibgda): lane 0's amo_nonfetch<unsigned long> SIGNAL_SET path, 636
   instructions, 2,054 stall cycles, less 137 under the loads session 17 priced and 128 under

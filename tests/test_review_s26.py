@@ -3,7 +3,7 @@
 * Round 1 of the one-sided combine with the code between its barrier and it (moe, train 1):
   flashinfer 579435f9 moeA2ACombineKernel<bf16, BlockPolicy, 8>, session 24's sm_100a build,
   thread 0 on the 16-B path from the instruction after BAR.SYNC (0x0510) through round 1's back
-  edge (0x1290), walked by review's own walker (notes/review-tools/r1walk_rv.py of session 26):
+  edge (0x1290), walked by review's own walker (session 26's, not in the project):
   the stall counts in issue order, each instruction after the scoreboards it waits for; the peer
   loads (LDG.E.128) as trips; a metadata load l2_hit for the first of its array, l1_hit (or the
   first's return) after; a constant load const_l15 at the first read of its 64-B line, const_l1
@@ -17,7 +17,7 @@
   and, with slot 7 valid (its later batch), the late row's const_l15.
 * The one-sided dispatch's own code beyond the loads its chain charges (dispatch, trains 2-3):
   flashinfer 579435f9, session 24's sm_100a and session 25's sm_90a builds, walked by review's
-  own issue-clock walker (notes/review-tools/clockwalk.py: the stall counts in issue order, the
+  own issue-clock walker (clockwalk.py, not in the project: the stall counts in issue order, the
   chain's loads as trips hiding what issues under them, a waited LDC const_l1 from its issue):
   moeA2APrepareDispatchKernel thread 0 to its EXIT's issue sm_90a 89.4 / sm_100a 121.1; the
   dispatch kernel's last block, lane 0, from the copy's BAR.SYNC to the release fence 283.7 /

@@ -4,7 +4,7 @@
   5e891c6b moeA2ACombineKernel<T, 8, false, 0, 0> built by review for sm_100a (nvcc 13.0,
   flashinfer's JIT flags and -DENABLE_BF16), thread 0 on the 16-B path, one pass of the loop
   (BF16 0x06d0-0x1fc0, FP8 e4m3 0x0710-0x45a0) walked by review's own walker
-  (notes/review-tools/walk13_rv.py of session 27, its predicate-to-slot map read from the
+  (session 27's, not in the project; its predicate-to-slot map read from the
   listings): the stall counts in issue order, each instruction after the scoreboards it waits
   for; the peer loads (LDG.E.128) as trips; the metadata loads l1_hit, the constant loads
   const_l1; a load of an invalid slot predicated off (free) and its branch body skipped. The
@@ -18,7 +18,7 @@
   0, lane 0, one against two and three passes of the flag-store loop and the poll loop (every
   poll finding its flag at once; the poll a trip, every waited constant load const_l1, lower
   than moe's line-tracking walk): flashinfer 579435f9 moeA2ACombineKernel<bf16, BlockPolicy, 8>
-  sm_90a (/tmp/rv25/fi build, 0x02e0-0x05b0) 165.1 / 288.5 / 411.9 cycles, +123.4 a pass (the
+  sm_90a (session 25's build, 0x02e0-0x05b0) 165.1 / 288.5 / 411.9 cycles, +123.4 a pass (the
   flag-store loop alone +48.7); sm_100a (session 24's build, 0x01e0-0x04b0) 173.8 / 326.6 /
   479.4, +152.8; TensorRT-LLM 1.3's (5e891c6b sm_100a, 0x0230-0x0500) +152.8. One trip (the
   poll) a pass in each.

@@ -3,7 +3,7 @@
 * blog18's one-sided combine on Hopper (moe, session 28 train 1: the 'hopper' round_reads entry
   and a Hopper round_cycles table): flashinfer 579435f9 moeA2ACombineKernel<bf16, BlockPolicy,
   8> for sm_90a (session 25's build, listing of session 27), walked by review's own
-  notes/review-tools/perd90_rv.py (session 28) with the predicate-to-slot map review read from
+  walker (session 28's, not in the project) with the predicate-to-slot map review read from
   the listing: the loop 0x29f0-0x39c0 has no branch, every slot's loads predicated (P4, P3, P2
   slots 0-2; P1 slot 3, then 5 from 0x3170, then 7 from 0x34f0, each time after a carry write;
   P0 slot 4, then 6 from 0x3330); thread 0 on the 16-B path. Round 1 from the instruction after

@@ -2,17 +2,16 @@
 
 * The Blackwell one-sided combine entries re-read by session 28's slope rule (moe, session 29
   train 2): blog18's ('one-sided', flashinfer 579435f9 moeA2ACombineKernel<bf16, BlockPolicy,
-  8>, sm_100a, session 24's build, listing /tmp/rv24/fi/cb8.txt) and TensorRT-LLM 1.3's
+  8>, sm_100a, session 24's build) and TensorRT-LLM 1.3's
   ('one-sided-1.3', flashinfer 5e891c6b moeA2ACombineKernel<T, 8, false, 0, 0>, sm_100a BF16
-  and FP8, review's build of session 26). Walked by review's own tools (notes/review-tools:
+  and FP8, review's build of session 26). Walked by review's own tools (not in the project:
   r1walk_rv.py for blog18's round 1 from the instruction after BAR.SYNC through the back edge,
   walk13_rv.py for a later round with perd18_rv.py's slot map, perd13_rv.py for 1.3's round 1
   with every pointer row alone on its line) at the model's Blackwell latencies: a metadata
   array's first load l2_hit, later max(l1_hit, its return); a constant line's first read
   const_l15, later max(const_l1, its fill); the lines read before BAR.SYNC present; peer loads
   (LDG.E.128) as trips; the walks are the cycles beyond them. Each latency's count on a chain
-  is the walk's slope in that latency (the walk again with it one cycle longer:
-  /tmp/rv29/probe/slope18.py, slope13.py); a late batch's count the least it adds over every
+  is the walk's slope in that latency (the walk again with it one cycle longer); a late batch's count the least it adds over every
   pattern where it holds a valid slot (late18.py, late13.py: blog18's slot 7 adds the same at
   each of the 64 patterns).
 """

@@ -1,5 +1,5 @@
 """Review (session 8): deterministic checks of mechanisms landed this session, with answers
-worked out by hand in the comments (no timing assertions; see notes/review.md S8-Rn)."""
+worked out by hand in the comments (no timing assertions)."""
 
 import functools
 import itertools

@@ -124,7 +124,7 @@ def test_nvls_graph_is_nccls_search_brute_force(release, arch, lanes, gpus):
 
 
 def test_nvls_tuner_bandwidth_hand_count():
-    # session 18's reading (notes/s18/runtime.md): NCCL's tuner busBw for one-node NVLS
+    # session 18's reading: NCCL's tuner busBw for one-node NVLS
     # all-reduce at 2.30.7: 8 H100 8 x min(2 x .85 x 40 x 7/8, 60) = 476; 8 B200
     # 8 x min(2 x .74 x 80 x 7/8, 90) = 720; 4 Blackwell 4 x min(99.9, 90) = 360; 72 GB200
     # (32 heads) 32 x min(2 x .74 x 20 x 31/32, 40) = 917.6 GB/s; 2.18.5 on 8 H100 (20.0 GB/s

@@ -98,10 +98,10 @@ def test_unusable_system_refused(text, msg):
 
 
 @pytest.mark.parametrize("extra, msg", [
-    ('[address]\nhost_memory = "1TiX"\n', "host_memory = '1TiX'"),
+    ('[address]\nhost_memory = "1TiX"\n', "^host_memory: cannot read size '1TiX'"),
     ('[address]\nlayuot = "packed"\n', "unknown keys \\['layuot'\\]"),
     ('[[windows]]\nhost = "host0"\n', "needs local_base"),
-    ('[[windows]]\nhost = "host0"\nlocal_base = "0xZZ"\n', "local_base = '0xZZ'"),
+    ('[[windows]]\nhost = "host0"\nlocal_base = "0xZZ"\n', "^local_base: address '0xZZ' is not"),
     ('[[windows]]\nhost = "host0"\nlocal_base = -4096\n', "non-negative"),
     ('[[regions]]\nbase = 0\nsize = 4096\n', "needs owner"),
     ('[frobnicate]\nx = 1\n', "unknown tables \\['frobnicate'\\]"),
