@@ -78,7 +78,22 @@ class _Parser(argparse.ArgumentParser):
         # control character is written as its escape, so the line stays one and says it
         message = _explain(message, getattr(self, "_arg_strings", []))
         message = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {_shortened(message)}\n")
+
+
+def _shortened(message):
+    """``message`` with each run of more than 80 non-blank characters cut to its first 40 and
+    its length, as ``fabric._units.show_value`` shows a long value: argparse quotes an
+    argument whole ("invalid choice: '<a 5000-character argument>'" was a 5 KB line).
+
+    >>> _shortened("argument --op: invalid choice: '" + "x" * 98 + "' (choose from 'a')")
+    "argument --op: invalid choice: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (100 characters) (choose from 'a')"
+    """
+    from fabric._units import SHOWN_DIGITS
+
+    return re.sub(rf"\S{{{2 * SHOWN_DIGITS + 1},}}",
+                  lambda m: f"{m.group()[:SHOWN_DIGITS]}... ({len(m.group())} characters)",
+                  message)
 
 
 def _explain(message, arg_strings):

@@ -19,6 +19,7 @@ Examples
 import json
 
 from fabric._fabric_arg import fabric_arg
+from fabric._units import show_value, text_of
 
 __all__ = ["EXPORT_FORMATS", "export_graph", "node_link"]
 
@@ -113,8 +114,8 @@ def export_graph(f, path, fmt=None):
     file_name(path)             # a NUL: SpecError naming it, not open's ValueError
     if fmt is None:
         fmt = str(path).rsplit(".", 1)[-1].lower()
-    if fmt not in EXPORT_FORMATS:
-        raise ValueError(f"format must be one of {EXPORT_FORMATS}, got {fmt!r}")
+    if text_of(fmt, "fmt") not in EXPORT_FORMATS:      # a kind first (TypeError), then the set
+        raise ValueError(f"format must be one of {EXPORT_FORMATS}, got {show_value(fmt)}")
     if fmt == "json":
         with open(path, "w", encoding="utf-8") as fh:
             json.dump(node_link(f), fh, indent=1, sort_keys=True)

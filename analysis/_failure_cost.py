@@ -10,7 +10,7 @@ import numpy as np
 
 from fabric._fabric_arg import fabric_arg
 from fabric._failures import failure_label
-from fabric._units import flag_of
+from fabric._units import flag_of, text_of
 
 from ._throughput import throughput
 from ._traffic import TrafficMatrix, link_loads, traffic
@@ -129,7 +129,8 @@ def failure_cost(fabric, links=(), chips=(), traffic_name="all-to-all", nbytes=1
             k = throughput(f, t).k
         out[key] = (ll.drain_time, k, float(lat.mean()), float(lat.max()))
     b, a = out["before"], out["after"]
-    failure = label or failure_label(fabric, degraded) or "nothing"
+    failure = (text_of(label, "label", optional=True) or failure_label(fabric, degraded)
+               or "nothing")
     return FailureCost(system=fabric.name, failure=failure, drain_time=(b[0], a[0]),
                        throughput=(b[1], a[1]) if with_throughput else None, mean_latency=(b[2],
                                                                                            a[2]),

@@ -30,7 +30,7 @@ import math
 
 from fabric._fabric_arg import fabric_arg
 from fabric._schema import bandwidth_fault, latency_fault
-from fabric._units import check_count, error_for, is_finite, show_value
+from fabric._units import check_count, error_for, is_finite, show_value, text_of
 
 from ._bom import bill_of_materials
 
@@ -130,8 +130,8 @@ def equalize(f, target, basis="cost", book="street-2026"):
     >>> round(s, 3), g.name
     (2.0, 'nvl72 (bandwidth x2)')
     """
-    if basis not in _BASES:
-        raise ValueError(f"basis must be one of {_BASES}, got {basis!r}")
+    if text_of(basis, "basis") not in _BASES:        # a kind first (TypeError), then the set
+        raise ValueError(f"basis must be one of {_BASES}, got {show_value(basis)}")
     if not (is_finite(target) and target > 0):
         raise error_for(target, f"target must be a positive finite {basis} per "
                                 f"chip, got {show_value(target)}", ValueError)

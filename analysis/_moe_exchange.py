@@ -94,7 +94,10 @@ access``.
   bytes, so its receive side takes ``recv / (B - background)``. ``0`` leaves every figure
   as it was.
 * **Local copy**: a receive part that moves the received copies through HBM
-  (:attr:`ExchangeKernel.local_copy`), at the chip's HBM bandwidth; and a
+  (:attr:`ExchangeKernel.local_copy`), at the chip's HBM bandwidth, and, where one warp
+  loads a token's copies whole into a few shared-memory stages
+  (:attr:`ExchangeKernel.reduce_stages`: DeepEP's and NCCL EP's TMA receive), never faster
+  than one such token (:meth:`ExchangeKernel.receive_floor`); and a
   combine that first stages the MoE output into its symmetric buffer
   (:attr:`ExchangeKernel.staging_copy`, ``one-sided``: TensorRT-LLM's prepare-combine
   kernel reads and writes every received copy, ``2 x copies_rank x combine_bytes``

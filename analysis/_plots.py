@@ -24,6 +24,7 @@ import numpy as np
 from fabric import format_size
 from fabric._arrays import real_array
 from fabric._fabric_arg import fabric_arg
+from fabric._units import kind_error, show_value, text_of
 
 __all__ = [
     "palette",
@@ -40,7 +41,13 @@ __all__ = [
 
 
 def _new_axes(ax, projection=None):
+    """``ax``, else a new figure's axes: the one place a plot function takes its ``ax``
+    (a string or a Figure was Python's "'str' object has no attribute 'step'")."""
     if ax is not None:
+        from matplotlib.axes import Axes
+
+        if not isinstance(ax, Axes):
+            raise kind_error(ax, "ax", "a matplotlib Axes or None (a new figure's)")
         return ax
     import matplotlib.pyplot as plt
 
@@ -635,8 +642,9 @@ def plot_collective_sweep(rows, ax=None, *, metric="time", group=("system", "alg
     (1, 'log')
     >>> plt.close(ax.figure)
     """
-    if metric not in ("time", "busbw", "algbw"):
-        raise ValueError(f"metric must be 'time', 'busbw' or 'algbw', got metric={metric!r}")
+    if text_of(metric, "metric") not in ("time", "busbw", "algbw"):     # a kind, then the set
+        raise ValueError(f"metric must be 'time', 'busbw' or 'algbw', got "
+                         f"metric={show_value(metric)}")
     rows = _check_rows(rows, ("size", metric, *group), "plot_collective_sweep")
     ax = _new_axes(ax)
     scale = 1e-6 if metric == "time" else 1e9

@@ -125,7 +125,7 @@ def _build_fabrics(systems):
     if not systems:
         raise SpecError("systems: name at least one system")
     if len(set(systems)) != len(systems):
-        raise SpecError(f"systems must be distinct, got {systems!r}")
+        raise SpecError(f"systems must be distinct, got {show_value(systems)}")
     fabrics = {}
     for name in systems:
         if not isinstance(name, str):
@@ -475,6 +475,18 @@ def write_figures(out="figures", names=README_FIGURES, *, quiet=False, executor=
     FileExistsError, FileNotFoundError, PermissionError
         If ``out`` is a file, its parent is missing or a file, or no directory can be made
         there (:func:`output_dir`, before any work).
+
+    Examples
+    --------
+    ``write_figures("figures")`` redraws the README's six figures (tens of seconds: the report
+    of the default systems). A place it cannot write is refused before any of that work:
+
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     write_figures(pathlib.Path(folder, "no", "such"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: cannot write the figures to .../no/such: .../no does not exist
     """
     out = output_dir(out, "figures")
     report = build_report(DEFAULT_SYSTEMS, ops=("all-reduce",), sections=_README_SECTIONS,

@@ -435,10 +435,7 @@ def draw_scaling(rows, metric, ax=None, legend=True, dodge=False):
 
     from . import _plots
 
-    if ax is None:
-        import matplotlib.pyplot as plt
-
-        ax = plt.figure().add_subplot()
+    ax = _plots._new_axes(ax)
     label, scale, unit = SCALING_METRICS[metric]
     pal = _plots.palette()
     drawn = False

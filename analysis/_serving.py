@@ -491,12 +491,12 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
     if gpu is not None:
         # checked whatever prices the system (with chip_price it went unread: any name, or a
         # list's "unhashable type" without)
-        if not isinstance(gpu, str) or gpu not in TCO:
-            raise SpecError(f"gpu must be one of {', '.join(TCO)}, got {gpu!r}")
+        if text_of(gpu, "gpu") not in TCO:        # a kind first (TypeError), then the set
+            raise SpecError(f"gpu must be one of {', '.join(TCO)}, got {show_value(gpu)}")
         if chip_price is not None:
             raise SpecError(f"give gpu (a row of the TCO table) or chip_price (the chip's price, "
-                            f"the network's from the cost book), not both: got gpu={gpu!r}, "
-                            f"chip_price={chip_price!r}")
+                            f"the network's from the cost book), not both: got "
+                            f"gpu={show_value(gpu)}, chip_price={show_value(chip_price)}")
     if kw_per_gpu is not None:
         kw_per_gpu = check_number("kw_per_gpu", kw_per_gpu, strict=True)
     if chip_price is not None:
@@ -1262,8 +1262,9 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
             twice = sorted({c for c, p in zip(names, pos) if p >= 0 and pos.count(p) > 1})
             raise SpecError(f"instance must name the {n} distinct live chips of layout {lay} "
                             f"by name (as DecodeStep.instance gives them), got {len(names)}"
-                            + (f"; not live chips of {fabric.name}: {bad[:4]!r}" if bad else "")
-                            + (f"; named twice: {twice[:4]!r}" if twice else ""))
+                            + (f"; not live chips of {fabric.name}: {show_value(bad[:4])}"
+                               if bad else "")
+                            + (f"; named twice: {show_value(twice[:4])}" if twice else ""))
     one_at_a_time = flag_of(one_at_a_time, "one_at_a_time")
     check_engine(engine, none_ok=True)
     if trtllm_release is not None:
@@ -1889,8 +1890,9 @@ class ServingPoint:
 
 
 def _check_choice(name, value, allowed):
-    if value not in allowed:
-        raise SpecError(f"{name} must be one of {', '.join(allowed)}, got {name}={value!r}")
+    if text_of(value, name) not in allowed:     # a kind first (TypeError), then the set
+        raise SpecError(f"{name} must be one of {', '.join(allowed)}, got "
+                        f"{name}={show_value(value)}")
     return value
 
 
@@ -2279,11 +2281,9 @@ class ClosedLoopRun:
 
 
 def _lengths(name, values):
-    vals = items_of(values)
-    if vals is None:
-        raise SpecError(f"{name} must be a sequence of integers >= 1, got {values!r}")
+    vals = sequence_of(values, name, "integers >= 1")      # a wrong kind a TypeError
     if not vals:
-        raise SpecError(f"{name} must be a non-empty sequence of integers >= 1, got {vals!r}")
+        raise SpecError(f"{name} must be a non-empty sequence of integers >= 1, got []")
     # plain ints first: a run's lengths are, and check_count of each of 100,000 of them is
     # most of a long run's set-up (0.17 s against 0.03 s)
     if all(type(v) is int and v >= 1 for v in vals) and is_finite(max(vals)):
@@ -2388,8 +2388,8 @@ def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_seconds,
     if whole and not all(_admits_whole(budget, 0, x) for x in ins):
         raise SpecError(f"a prompt of {max(ins)} tokens never runs whole in a {budget}-token "
                         f"step")
-    if place not in DP_PLACEMENT:
-        raise SpecError(f"place must be one of {DP_PLACEMENT}, got {place!r}")
+    if text_of(place, "place") not in DP_PLACEMENT:       # a kind first, then the set
+        raise SpecError(f"place must be one of {DP_PLACEMENT}, got {show_value(place)}")
     start, first, end = [0.0] * n, [0.0] * n, [0.0] * n
     # per rank: [request, prompt tokens left] in its scheduler's order; a heap of (the step
     # count at which its last token comes, request) of its decoding requests (a request's
@@ -3213,6 +3213,9 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     ------
     fabric.SpecError
         Bad conditions, or no layout fits the model.
+    TypeError
+        An argument of the wrong kind: ``batches``, ``layouts`` or ``speculative`` that is no
+        sequence (a string or a number), a batch that is no integer, a flag that is no bool.
 
     Examples
     --------
@@ -3231,26 +3234,24 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                 decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches,
                 adp_balance=adp_balance, max_batched_tokens=max_batched_tokens,
                 kv_inflow=kv_inflow)
-    settings = items_of(speculative)
-    if settings is None:
-        raise SpecError(f"speculative must be a sequence of (draft_length, acceptance) "
-                        f"settings, e.g. ((0, 0.0),), got {speculative!r}")
+    settings = sequence_of(speculative, "speculative",
+                           "(draft_length, acceptance) settings, e.g. ((0, 0.0),)")
     spec = tuple(_speculative_setting(s) for s in settings)
     if not spec:
         raise SpecError("speculative must name at least one setting, e.g. ((0, 0.0),)")
     keep_all = flag_of(keep_all, "keep_all")
     n_batches = check_count(n_batches, "n_batches", 2, "an integer >= 2 (the thinned grid "
                             "keeps the smallest and the largest batch; pass batches= for one)")
-    listed = None if layouts is None else items_of(layouts)
-    if listed is not None:              # a sequence (a string is one layout: refused below)
-        layouts = listed
-    if layouts is not None and (not isinstance(layouts, list) or not layouts):
-        raise SpecError(f"layouts must be a non-empty sequence of layouts (e.g. ['tp=8']) "
-                        f"or None (search them all), got {layouts!r}")
+    if layouts is not None:             # a string is one layout, not a sequence of them
+        layouts = sequence_of(layouts, "layouts", "layouts (e.g. ['tp=8']) or None (search "
+                              "them all)")
+        if not layouts:
+            raise SpecError("layouts must be a non-empty sequence of layouts (e.g. ['tp=8']) "
+                            "or None (search them all), got []")
     if batches is not None:
-        given = items_of(batches)
+        given = sequence_of(batches, "batches", "integers >= 1")
         if not given:
-            raise SpecError(f"batches must be integers >= 1, got {batches!r}")
+            raise SpecError("batches must be integers >= 1, got []")
         # a wrong kind a TypeError, named by its position; numpy integers as the ints they are
         batches = sorted({check_count(b, f"batches[{i}]", 1) for i, b in enumerate(given)})
         if batches[0] < sw.micro:

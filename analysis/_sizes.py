@@ -25,7 +25,7 @@ Examples
 
 from fabric import SpecError, parse_size
 from fabric._schema import MAX_BYTES
-from fabric._units import parse_real
+from fabric._units import parse_real, sequence_of, show_value
 
 __all__ = ["MAX_SIZES", "parse_sizes"]
 
@@ -49,8 +49,11 @@ def parse_sizes(values, zero=False):
     ------
     fabric.SpecError
         (a ``ValueError``) naming the token and the rule it breaks: a size that does
-        not parse, is <= 0 (< 0 with ``zero``) or is above 2**63 - 1 bytes, a malformed range, a STOP below START, a bad step, more
-        than :data:`MAX_SIZES` sizes, no size at all.
+        not parse, is <= 0 (< 0 with ``zero``) or is above 2**63 - 1 bytes, a malformed
+        range, a STOP below START, a bad step, more than :data:`MAX_SIZES` sizes, no size at
+        all. A long token is quoted shortened (:func:`fabric._units.show_value`).
+    TypeError
+        For ``values`` that are neither a token nor a sequence of them (``None``, ``5.5``).
 
     Examples
     --------
@@ -61,12 +64,13 @@ def parse_sizes(values, zero=False):
     """
     if isinstance(values, (str, int)):
         values = [values]
+    values = sequence_of(values, "sizes", "sizes (text such as '1KiB:1GiB' or bytes)")
     out = set()
     for tok in values:
         if isinstance(tok, str):
             parts = [p.strip() for p in tok.split(",")]
             if not any(parts):
-                raise SpecError(f"size {tok!r}: no size given")
+                raise SpecError(f"size {show_value(tok)}: no size given")
         else:
             parts = [tok]
         for part in parts:
@@ -77,7 +81,7 @@ def parse_sizes(values, zero=False):
             else:
                 out.add(_positive(part, part, zero))
             if len(out) > MAX_SIZES:
-                raise SpecError(f"sizes: more than {MAX_SIZES} sizes (at {part!r})")
+                raise SpecError(f"sizes: more than {MAX_SIZES} sizes (at {show_value(part)})")
     if not out:
         raise SpecError("sizes: give at least one size")
     return sorted(out)
@@ -86,35 +90,35 @@ def parse_sizes(values, zero=False):
 def _positive(value, token, zero=False):
     n = parse_size(value)
     if n < 0 or (n == 0 and not zero):
-        raise SpecError(f"size {token!r} must be > 0 bytes")
+        raise SpecError(f"size {show_value(token)} must be > 0 bytes")
     if n > MAX_BYTES:
-        raise SpecError(f"size {token!r} must be at most 2**63 - 1 bytes (an int64), as for "
-                        "an access (route, latency)")
+        raise SpecError(f"size {show_value(token)} must be at most 2**63 - 1 bytes (an int64), "
+                        "as for an access (route, latency)")
     return n
 
 
 def _range(token):
     fields = [f.strip() for f in token.split(":")]
     if len(fields) not in (2, 3):
-        raise SpecError(f"size range {token!r} must be START:STOP or START:STOP:STEP")
+        raise SpecError(f"size range {show_value(token)} must be START:STOP or START:STOP:STEP")
     try:
         start = _positive(fields[0], fields[0])
         stop = _positive(fields[1], fields[1])
     except SpecError as e:          # name the range, not only its field
-        raise SpecError(f"size range {token!r}: {e}") from None
+        raise SpecError(f"size range {show_value(token)}: {e}") from None
     if stop < start:
-        raise SpecError(f"size range {token!r}: STOP is below START")
+        raise SpecError(f"size range {show_value(token)}: STOP is below START")
     step = fields[2] if len(fields) == 3 else "x2"
     sizes = []
     if step[:1] in ("x", "*"):
         try:
             factor = parse_real(step[1:], "")   # ASCII digits, as the sizes themselves
         except SpecError:
-            raise SpecError(f"size range {token!r}: step {step!r} must be xF with a "
-                            "number F > 1") from None
+            raise SpecError(f"size range {show_value(token)}: step {show_value(step)} must be "
+                            "xF with a number F > 1") from None
         if not factor > 1 or factor == float("inf"):
-            raise SpecError(f"size range {token!r}: the factor must be > 1 and finite, "
-                            f"got {step!r}")
+            raise SpecError(f"size range {show_value(token)}: the factor must be > 1 and finite, "
+                            f"got {show_value(step)}")
         for k in range(MAX_SIZES + 2):      # a step count, not a size count: x1.0000001
             if factor.is_integer():          # exact: 1KiB:1EiB:x2 has no float rounding
                 v = start * int(factor) ** k
@@ -128,19 +132,20 @@ def _range(token):
             if not sizes or v != sizes[-1]:
                 sizes.append(v)
         else:
-            raise SpecError(f"size range {token!r} takes more than {MAX_SIZES} steps")
+            raise SpecError(f"size range {show_value(token)} takes more than {MAX_SIZES} steps")
     elif step[:1] == "+":
         try:
             inc = _positive(step[1:], step)
         except SpecError as e:
-            raise SpecError(f"size range {token!r}: the increment {step!r}: {e}") from None
+            raise SpecError(f"size range {show_value(token)}: the increment "
+                            f"{show_value(step)}: {e}") from None
         if (stop - start) // inc >= MAX_SIZES:
             sizes = range(MAX_SIZES + 1)          # too many: refused below, never built
         else:
             sizes = list(range(start, stop + 1, inc))
     else:
-        raise SpecError(f"size range {token!r}: step {step!r} must be xF (multiply) or +S "
-                        "(add)")
+        raise SpecError(f"size range {show_value(token)}: step {show_value(step)} must be xF "
+                        "(multiply) or +S (add)")
     if len(sizes) > MAX_SIZES:
-        raise SpecError(f"size range {token!r} gives more than {MAX_SIZES} sizes")
+        raise SpecError(f"size range {show_value(token)} gives more than {MAX_SIZES} sizes")
     return sizes

@@ -36,7 +36,7 @@ import concurrent.futures
 import itertools
 from collections.abc import Mapping
 
-from fabric._units import check_count, items_of, kind_error
+from fabric._units import check_count, kind_error, sequence_of
 
 from ._progress import Progress
 
@@ -59,8 +59,10 @@ def parameter_grid(**axes):
     Raises
     ------
     ValueError
-        If an axis is empty or not a sequence of values (a string is refused: say
-        ``["x"]`` for one value).
+        If an axis is empty.
+    TypeError
+        If an axis is not a sequence of values (a string is refused: say ``["x"]`` for one
+        value).
 
     Examples
     --------
@@ -70,9 +72,7 @@ def parameter_grid(**axes):
     names = list(axes)
     values = []
     for name in names:
-        vals = items_of(axes[name])
-        if vals is None:
-            raise ValueError(f"axis {name!r} must be a sequence of values, got {axes[name]!r}")
+        vals = sequence_of(axes[name], f"axis {name!r}", "values")   # a wrong kind: TypeError
         if not vals:
             raise ValueError(f"axis {name!r} has no values")
         values.append(vals)

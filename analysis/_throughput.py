@@ -59,7 +59,7 @@ import scipy.sparse as sp
 from fabric import FabricError, Grid
 from fabric._arrays import traffic_values
 from fabric._fabric_arg import fabric_arg
-from fabric._units import check_number
+from fabric._units import check_number, show_value, text_of
 
 from ._lp_reduce import reduce_lp
 from ._schedules import NotApplicableError
@@ -153,6 +153,9 @@ def throughput(fabric, matrix, *, max_variables=None, method="auto"):
     (7629.39453125, 0.000131072)
     """
     fabric = fabric_arg(fabric)
+    if text_of(method, "method") not in ("auto", "lp", "paths", "symmetric"):
+        raise ValueError(f"method must be 'auto', 'lp', 'paths' or 'symmetric', got "
+                         f"{show_value(method)}")
     uniform = isinstance(matrix, TrafficMatrix) and matrix.data is None
     if uniform and method in ("auto", "symmetric") and _link_orbits(fabric) is not None:
         return _symmetric(fabric, matrix.fill)
@@ -161,8 +164,6 @@ def throughput(fabric, matrix, *, max_variables=None, method="auto"):
                          f"grid of rings and fully connected lines or a switched fabric; "
                          f"{fabric.name} with "
                          f"{getattr(matrix, 'name', 'this matrix')} does not qualify")
-    if method not in ("auto", "lp", "paths"):
-        raise ValueError(f"method must be 'auto', 'lp', 'paths' or 'symmetric', got {method!r}")
     p = _core_problem(fabric, matrix)
     limit = max_variables if max_variables is not None else (
         _LP_MAX_VARIABLES if method == "lp" else None)

@@ -57,6 +57,7 @@ import numpy as np
 
 from ._address import default_region, owned_regions
 from ._arrays import real_array
+from ._chips import chip_spec
 from ._errors import (
     AddressMapError,
     FabricError,
@@ -123,8 +124,9 @@ def host_link(chip):
 
     Parameters
     ----------
-    chip : ChipSpec or None
-        The chip (``Fabric.chip``); None: no chip, no host link.
+    chip : ChipSpec, str or None
+        The chip (``Fabric.chip``) or its name (:func:`fabric.chip_spec`); None: no chip, no
+        host link.
 
     Returns
     -------
@@ -139,6 +141,7 @@ def host_link(chip):
     """
     if chip is None:
         return None
+    chip = chip_spec(chip)          # a name was "'str' object has no attribute 'grace_gpus'"
     if chip.grace_gpus:
         return "nvlink-c2c"
     return "pcie" if chip.generation is not None else None

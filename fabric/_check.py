@@ -69,13 +69,13 @@ from ._domains import (
 )
 from ._errors import FabricError
 from ._plan import (
-    AddressPlan,
     layout_regions,
     namespace_findings,
     owner_findings,
     placed_chips,
     placed_domains,
     placement_findings,
+    plan_arg,
     plan_errors,
 )
 from ._symmetric import heap_findings
@@ -148,9 +148,7 @@ def check(system):
     [('dangling-target', 'error')]
     """
     fabric, findings = _unpack(system)
-    plan = fabric.address_plan or AddressPlan()
-    if not isinstance(plan, AddressPlan):
-        raise kind_error(plan, "address_plan", "a fabric.AddressPlan or None")
+    plan = plan_arg(fabric.address_plan, "address_plan")
     fatal = [Finding(code="invalid", severity="error", message=f"address plan: {m}",
                      where="address plan")
              for m in plan_errors(fabric, plan)]

@@ -3646,8 +3646,39 @@ def _ncclep_low_latency():
         "across the network NCCL EP posts through NCCL's GIN (not read): DeepEP low-latency's "
         "pattern is taken for it, one atomic per queue pair after its writes ('last'; "
         "assumption, as for its put; no multi-node NCCL EP row is carried)")
+    src["interleaved_chain"] = (
+        "NVIDIA/nccl 36191590 contrib/nccl_ep/device/low_latency.cu processAndSendToken "
+        "(l.1016-1100, the combine send, kNumStages 3 and kNumPrefetch 1 at l.1219-1221): a "
+        "warp copies a token's 14,336-B row in 7 chunks of 2,048 B (kNumSendUnrolls 4 x 32 lanes "
+        "x 16 B), tma_load_1d HBM -> shared memory on an mbarrier with the next chunk's load "
+        "issued before the current one is waited for, then tma_store_1d to the peer, "
+        "tma_store_wait (cp.async.bulk.wait_group.read) only before a stage is reused: its loads "
+        "go two at a time, its last chunk ceil(bytes / stage_vector) - 1 = 3 loads after its "
+        "first (the chain's); one warp's copy overlaps the other warps' on the links, so the "
+        "phase's transfer is at least it. DeepEP's code since #299 (c874cb7), which NCCL EP "
+        "adapts; later tokens of a warp not counted (a lower bound)")
+    src["stage_vector"] = (
+        "NVIDIA/nccl 36191590 low_latency.cu combine send: kNumTMABufferBytes = 16 B x 32 lanes "
+        "x kNumSendUnrolls 4 = 2,048 B a chunk, two chunks' loads in flight: 4,096 B per "
+        "dependent load (combine); the dispatch copies with warps and its chains count no "
+        "staging round")
+    src["reduce_stages"] = (
+        "NVIDIA/nccl 36191590 low_latency.cu combine receive (l.1303-1420): after every flag "
+        "and cg::this_grid().sync(), groups of numDecodeWarps + 1 = 15 warps (at most 2 a block) "
+        "each sum token smId + numSms x groupIdx: its TMA warp loads inTopkIdx, then each "
+        "of the k copies whole (tma_load_1d) into one of kNumStages = 3 buffers after the stage's "
+        "empty mbarrier, the reduction warps add their slices and free it: ceil(k / 3) dependent "
+        "loads of copies the peers stored into this GPU in the same kernel (L2) after the top-k "
+        "ids' load, a floor under the receive copy. DeepEP's receive since #345 (c5facf5)")
+    src["send_grid"] = src["send_grid"] + (
+        ". The same grid as DeepEP d28bd67's (2 experts a block for 256 experts on 128-255 "
+        "SMs), whose later waves the project prices with DeepEP de8cfca's per-wave steps; NCCL "
+        "EP's per-wave steps were not read, so its waves stay uncounted here")
+    inter = (base.interleaved_chain[0],
+             base.interleaved_chain[1] + (("hbm_load", "loadstore_stage_rounds"),))
     return dataclasses.replace(base, name="ncclep-low-latency", sources=tuple(src.items()),
-                               chain=chain, send_grid=0,
+                               chain=chain, send_grid=0, interleaved_chain=inter,
+                               stage_vector=(4096, 4096), reduce_stages=3,
                                cycles=({"send_cycles": 424, "count_cycles": 282}, ()))
 
 

@@ -182,10 +182,9 @@ class Fabric(FabricBase):
                              f"{', '.join(c.__name__ for c in STRUCTURES)} or None")
         if not isinstance(self.failures, Failures):
             raise kind_error(self.failures, "failures", "a Failures")
-        if self.address_plan is not None:
-            from ._plan import AddressPlan  # (_plan imports this module)
-            if not isinstance(self.address_plan, AddressPlan):  # {} read as the default plan
-                raise kind_error(self.address_plan, "address_plan", "an AddressPlan or None")
+        if self.address_plan is not None:   # ({} was read as the default plan)
+            from ._plan import plan_arg  # (_plan imports this module)
+            plan_arg(self.address_plan, "address_plan")
         # the labels and records a replace() may be handed (from_graph's are checked too)
         text_of(self.name, "name")
         if not isinstance(self.params, Mapping):
@@ -447,6 +446,9 @@ class Fabric(FabricBase):
                 raise NodeError(f"{self.name}: {show_value(x)} is a host domain, not a node (the "
                                 f"model has no host nodes): name its chips "
                                 f"({name_list(self.domains[x])})")
+            elif self.intact is not None and x in self.intact.domains:     # every chip failed
+                raise NodeError(f"{self.name}: {show_value(x)} is a host domain whose chips have "
+                                f"all failed ({name_list(self.intact.domains[x])})")
             else:
                 raise NodeError(f"{self.name}: no node called {show_value(x)}")
         if is_int(x):

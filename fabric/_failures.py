@@ -511,9 +511,10 @@ def _cut_off(fabric, H, endpoints, dead_links, dead):
     Only the nodes next to this call's failures (and the chips already cut off) can
     be newly alone, so the search starts there and stops as soon as a component
     shows two live chips: a partition into large parts costs little. The cause of
-    a chip cut off now is every element of this call that bordered its component
-    (failed links with an end in it; failed nodes next to it in ``fabric.graph``),
-    after the causes recorded before (a fabric degraded twice).
+    a chip cut off now is every failed element that borders its component (failed links
+    with an end in it; failed nodes next to it in the fabric as built), this call's and the
+    earlier calls' (:func:`_bordering`), so that a fabric degraded in two calls names what
+    one call with both names.
     """
     alive = set(endpoints)
     if len(alive) < 2:       # one chip left: nothing to be cut off from
@@ -539,20 +540,30 @@ def _cut_off(fabric, H, endpoints, dead_links, dead):
             continue                  # joined to another chip (the search stopped early)
         seen |= comp
         if len(chips) == 1:
-            c = chips[0]
-            why = list(fabric.failures.cut_off.get(c, ()))
-            why += [f"link {a}-{b}" for a, b in dead_links if a in comp or b in comp]
-            why += [f"node {n}" for n in dead if any(x in comp for x in G[n])]
-            cut[c] = tuple(dict.fromkeys(why))
+            cut[chips[0]] = _bordering(fabric, comp, dead_links, dead)
     return {c: cut[c] for c in endpoints if c in cut}
+
+
+def _bordering(fabric, comp, dead_links, dead):
+    """Every failed element next to the node set ``comp``, those of earlier calls first:
+    links with an end in it, nodes with a neighbour in it in the fabric as built. (This
+    call's alone named an island made in two calls by the second call's failures only:
+    fattree:k=4 without link edge3.1-agg3.0 and edge3.0, then without agg3.1, named 'node
+    agg3.1' where one call with all three names the link too.)"""
+    G = (fabric if fabric.intact is None else fabric.intact).graph
+    links = list(fabric.failures.links) + list(dead_links)
+    nodes = list(fabric.failures.nodes) + list(dead)
+    return tuple(dict.fromkeys(
+        [f"link {a}-{b}" for a, b in links if a in comp or b in comp]
+        + [f"node {n}" for n in nodes if any(x in comp for x in G[n])]))
 
 
 def _islands(fabric, H, endpoints, dead_links, dead):
     """:attr:`Failures.islands` of the surviving graph ``H``: the components holding two or
     more live chips, but the one holding the most (the lowest rank at a tie), each as its
-    live chips in rank order and what bordered it: the causes recorded for its chips before
-    (a fabric degraded twice), then this call's failed links with an end in it and failed
-    nodes next to it in ``fabric.graph``. One pass over ``H`` (connected components).
+    live chips in rank order and what borders it: every failed link with an end in it and
+    failed node next to it, earlier calls' too (:func:`_bordering`). One pass over ``H``
+    (connected components).
 
     >>> import topologies
     >>> g = topologies.build("mesh:4x4").without(chips=["chip2", "chip4", "chip5"])
@@ -568,16 +579,10 @@ def _islands(fabric, H, endpoints, dead_links, dead):
     if len(groups) < 2:
         return ()
     groups.sort(key=lambda g: (-len(g[1]), rank[g[1][0]]))
-    before = {c: why for cs, why in fabric.failures.islands for c in cs}
-    G = fabric.graph
     out = []
     for comp, chips in groups[1:]:
-        if len(chips) < 2:
-            continue
-        why = [w for c in chips for w in before.get(c, ())]
-        why += [f"link {a}-{b}" for a, b in dead_links if a in comp or b in comp]
-        why += [f"node {n}" for n in dead if any(x in comp for x in G[n])]
-        out.append((tuple(chips), tuple(dict.fromkeys(why))))
+        if len(chips) >= 2:
+            out.append((tuple(chips), _bordering(fabric, comp, dead_links, dead)))
     out.sort(key=lambda g: rank[g[0][0]])
     return tuple(out)
 

@@ -233,6 +233,18 @@ def _names_of(names, what):
     return out
 
 
+def plan_arg(plan, what="plan"):
+    """``plan`` where an address plan is due: an :class:`AddressPlan`, or ``None`` for the
+    default plan (``AddressPlan()``); anything else a TypeError naming ``what`` (the one
+    check: ``{}`` or ``0`` was read as the default plan, ``'x'`` gave "'str' object has no
+    attribute 'layout'")."""
+    if plan is None:
+        return AddressPlan()
+    if not isinstance(plan, AddressPlan):
+        raise kind_error(plan, what, "an AddressPlan or None")
+    return plan
+
+
 def _as_built(fabric):
     """The fabric a plan is laid out from: the intact one of a degraded copy (a plan given
     after a failure lays out as one given before it: no address moves)."""
@@ -348,7 +360,7 @@ def layout_regions(fabric, plan=None):
     [('chip0.hbm', '0x0'), ('chip1.hbm', '0x2000000000')]
     """
     fabric = fabric_arg(fabric)
-    plan = AddressPlan() if plan is None else plan
+    plan = plan_arg(plan)
     errors = plan_errors(fabric, plan)
     if errors:
         raise AddressMapError("invalid address plan: " + "; ".join(errors))

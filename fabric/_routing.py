@@ -219,6 +219,7 @@ from ._units import (
     kind_error,
     sequence_of,
     show_value,
+    text_of,
 )
 
 __all__ = ["ECMP_MODES", "POLICIES", "Router", "route", "route_many"]
@@ -321,10 +322,14 @@ class Router:
             policy = default_policy(fabric)
         if ecmp is None:
             ecmp = default_ecmp(fabric)
-        if policy not in POLICIES:
-            raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
-        if ecmp not in ECMP_MODES:
-            raise ValueError(f"ecmp must be one of {', '.join(ECMP_MODES)}, got {ecmp!r}")
+        # a choice: its kind first (a numpy array raised numpy's 'truth value ... is
+        # ambiguous', 5 was 'must be one of'), then its set
+        if text_of(policy, "policy") not in POLICIES:
+            raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got "
+                             f"{show_value(policy)}")
+        if text_of(ecmp, "ecmp") not in ECMP_MODES:
+            raise ValueError(f"ecmp must be one of {', '.join(ECMP_MODES)}, got "
+                             f"{show_value(ecmp)}")
         if policy == "dimension-order" and ecmp == "weighted":
             raise ValueError("ecmp='weighted' is not modelled for dimension-order routing "
                              "(its ties are the two ways round a ring); use 'all' or 'hash'")

@@ -39,7 +39,7 @@ import dataclasses
 import math
 
 from ._errors import SpecError
-from ._units import check_count, is_int, items_of
+from ._units import check_count, is_int, items_of, kind_error, show_value, text_of
 
 __all__ = ["CONNECT", "Clos", "Dragonfly", "Grid", "Switched"]
 
@@ -53,8 +53,7 @@ def _ints(value, name, minimum=1):
         return (check_count(value, name, minimum),)
     out = items_of(value)
     if out is None:             # not a sequence (a string is not read digit by digit)
-        raise SpecError(f"{name} must be an integer or a sequence of integers, "
-                        f"got {value!r}")
+        raise kind_error(value, name, "an integer or a sequence of integers")
     # each value named by its position: shape[1]=0 (review S31-R1)
     return tuple(check_count(v, f"{name}[{i}]", minimum) for i, v in enumerate(out))
 
@@ -86,8 +85,11 @@ class Grid:
         shape = _ints(self.shape, "shape")
         if not shape:
             raise SpecError("a grid needs at least one dimension")
-        connect = (self.connect,) * len(shape) if isinstance(self.connect, str) \
-            else tuple(self.connect)
+        connect = ((self.connect,) * len(shape) if isinstance(self.connect, str)
+                   else items_of(self.connect))
+        if connect is None:         # 5 was Python's "'int' object is not iterable"
+            raise kind_error(self.connect, "connect", "a connection's name or one per dimension")
+        connect = tuple(connect)
         links = _ints(self.links, "links")
         if len(links) == 1:
             links = links * len(shape)
@@ -96,8 +98,9 @@ class Grid:
                 raise SpecError(f"{name} needs 1 or {len(shape)} values (one per dimension), "
                                 f"got {len(values)}")
         for c in connect:
-            if c not in CONNECT:
-                raise SpecError(f"connect must be one of {', '.join(CONNECT)}, got {c!r}")
+            if text_of(c, "connect") not in CONNECT:      # a kind first, then the set
+                raise SpecError(f"connect must be one of {', '.join(CONNECT)}, got "
+                                f"{show_value(c)}")
         object.__setattr__(self, "shape", shape)
         object.__setattr__(self, "connect", connect)
         object.__setattr__(self, "links", links)

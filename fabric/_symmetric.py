@@ -141,6 +141,8 @@ def heap_findings(heap, fabric, regions):
     (4, 'symmetric-mismatch')
     """
     fabric = fabric_arg(fabric)
+    if not isinstance(heap, SymmetricHeap):     # ('x' was "'str' object has no attribute")
+        raise kind_error(heap, "heap", "a fabric.SymmetricHeap")
     where = heap.where or f"symmetric heap {show_value(heap.name)}"
     out = []
     a = heap.alignment

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from ._errors import SpecError
 from ._params import Parameter
 from ._schema import CARRIES, bandwidth_fault, latency_fault
-from ._units import text_of
+from ._units import kind_error, show_value, text_of
 
 __all__ = ["TECHNOLOGIES", "LinkTech", "link_tech"]
 
@@ -59,7 +59,8 @@ class LinkTech:
         text_of(self.name, "link technology name")
         text_of(self.source, f"link technology {self.name!r}: source")
         if text_of(self.carries, "carries") not in CARRIES:
-            raise SpecError(f"carries must be one of {', '.join(CARRIES)}, got {self.carries!r}")
+            raise SpecError(f"carries must be one of {', '.join(CARRIES)}, got "
+                            f"{show_value(self.carries)}")
         for key, fault in (("bandwidth", bandwidth_fault), ("latency", latency_fault)):
             why = fault(getattr(self, key))
             if why:
@@ -127,6 +128,13 @@ def link_tech(name):
         Its bandwidth in bytes/s per direction of one link, latency in seconds, what it
         carries, each a sourced figure.
 
+    Raises
+    ------
+    SpecError
+        For a name no technology has.
+    TypeError
+        For what is neither a name nor a ``LinkTech`` (None, a number).
+
     Examples
     --------
     >>> t = link_tech("nvlink4")
@@ -135,8 +143,10 @@ def link_tech(name):
     """
     if isinstance(name, LinkTech):
         return name
+    if not isinstance(name, str):       # was "unknown link technology None" (chip_spec's twin)
+        raise kind_error(name, "link technology", "a technology's name or a fabric.LinkTech")
     try:
         return TECHNOLOGIES[name]
-    except (KeyError, TypeError):
-        raise SpecError(f"unknown link technology {name!r}; known: "
+    except KeyError:
+        raise SpecError(f"unknown link technology {show_value(name)}; known: "
                         + ", ".join(sorted(TECHNOLOGIES))) from None

@@ -30,6 +30,7 @@ import math
 import numbers
 import re
 import sys
+from collections.abc import Mapping
 from fractions import Fraction
 
 from ._errors import SpecError
@@ -511,15 +512,18 @@ def name_list(names, most=4):
 
 def items_of(values):
     """``values``' items as a list, or None for one value given bare: a string or bytes (not
-    read letter by letter), or anything that is not iterable (a number, ``None``, a 0-d
-    array: Python's "object is not iterable" names no parameter). Where one value may stand
-    for all, the caller checks it by its own rule; where a sequence is due,
-    :func:`sequence_of`. The one test of the packages for "a sequence or one value".
+    read letter by letter), anything that is not iterable (a number, ``None``, a 0-d
+    array: Python's "object is not iterable" names no parameter), and a set or a mapping,
+    which hold no sequence (a set's order is its hashes', so a set of names paired sources
+    with destinations differently from one PYTHONHASHSEED to the next; a mapping read as
+    its keys dropped its values). Where one value may stand for all, the caller checks it
+    by its own rule; where a sequence is due, :func:`sequence_of`. The one test of the
+    packages for "a sequence or one value".
 
-    >>> items_of((4, 4)), items_of(4), items_of("4x4")
-    ([4, 4], None, None)
+    >>> items_of((4, 4)), items_of(4), items_of("4x4"), items_of({4}), items_of({4: 4})
+    ([4, 4], None, None, None, None)
     """
-    if isinstance(values, (str, bytes)):
+    if isinstance(values, (str, bytes, set, frozenset, Mapping)):
         return None
     try:
         it = iter(values)

@@ -24,9 +24,6 @@ README = (ROOT / "README.md").read_text()
 #: Public functions still without a doctest example, and why. Shrink it: the test fails
 #: when one of these gains an example (take it off) or a new function has none.
 NO_EXAMPLE_YET = {
-    # draws the README's figures of the default systems: the fastest takes 1.6-2 s (session
-    # 36, on this machine under load), too slow for a doctest (tests/test_report.py)
-    "analysis.write_figures",
     # needs the window tables fabric.check builds (tests/test_check.py goes through check)
     "fabric.unreachable_findings",
 }

@@ -124,7 +124,8 @@ def test_host_domains_must_be_a_mapping_of_sequences():
 
 def test_a_grid_shape_given_as_text_is_not_read_digit_by_digit():
     # before: "each value of shape must be an integer >= 1, got '4'" for the shape '44'
-    with pytest.raises(SpecError, match="shape must be an integer or a sequence of integers, "
-                       "got '44'"):
+    # a wrong kind: a TypeError since session 36 (was a SpecError)
+    with pytest.raises(TypeError, match="shape must be an integer or a sequence of integers, "
+                       r"got '44' \(a str\)"):
         fabric.Grid("44")
     assert fabric.Grid(iter([2, 2])).shape == (2, 2)

@@ -18,7 +18,8 @@ class _IterNone:
 
 @pytest.mark.parametrize("value", [np.array(4), _IterNone()])
 def test_an_axis_that_is_no_sequence_is_named(value):
-    with pytest.raises(ValueError, match="axis 'size' must be a sequence of values, got "):
+    # a wrong kind: a TypeError since session 36 (was a ValueError)
+    with pytest.raises(TypeError, match="axis 'size' must be a sequence of values, got "):
         parameter_grid(op=["all-reduce"], size=value)
 
 
@@ -35,5 +36,5 @@ def test_an_axis_iterable_by_index_is_read_as_python_reads_it():
 
 @pytest.mark.parametrize("value", ["1024", b"1024", 1024, None])
 def test_one_value_bare_is_still_refused(value):
-    with pytest.raises(ValueError, match="axis 'size' must be a sequence of values"):
+    with pytest.raises(TypeError, match="axis 'size' must be a sequence of values"):
         parameter_grid(size=value)

@@ -79,3 +79,76 @@ def test_failure_cost_names_this_calls_failures_on_a_degraded_fabric():
     g2 = g.without(links=[("chip2", "chip3")])
     assert failure_cost(g2, chips=["chip8"]).failure == "without 1 node"
     assert failure_cost(g2).failure == "nothing"
+
+
+def test_a_host_domain_whose_chips_all_failed_is_named_so():
+    """fabric.without drops a host domain whose chips all failed; naming it then said "no
+    node called 'host1'" (while one chip lived: "'host1' is a host domain, not a node")."""
+    import topologies
+    g = topologies.build("torus:3x3,hosts=3").without(chips=["chip3", "chip4", "chip5"])
+    with pytest.raises(fabric.NodeError, match=r"'host1' is a host domain whose chips have all "
+                                                r"failed \(chip3, chip4 and chip5\)$"):
+        g.node("host1")
+
+
+def test_a_fabric_degraded_in_two_calls_explains_an_island_as_one_call_does():
+    """An island or a chip cut off by failures of two calls was explained by the second
+    call's failures only: fattree:k=4's chip14 and chip15 after (link edge3.1-agg3.0,
+    edge3.0) then agg3.1 read 'node agg3.1 failed', one call with all three also named the
+    link (fabric._failures._bordering: every failed element next to the component)."""
+    import topologies
+    f = topologies.build("fattree:k=4")
+    one = f.without(links=[("edge3.1", "agg3.0")], chips=["edge3.0", "agg3.1"])
+    two = f.without(links=[("edge3.1", "agg3.0")], chips=["edge3.0"]).without(chips=["agg3.1"])
+    want = ((("chip14", "chip15"), ("link edge3.1-agg3.0", "node agg3.1")),)
+    assert one.failures.islands == two.failures.islands == want
+    g = topologies.build("dragonfly:a=2,h=1")
+    one = g.without(links=[("r0.0", "r1.0"), ("r0.0", "r0.1"), ("chip0", "r0.0")])
+    two = g.without(links=[("r0.0", "r1.0"), ("r0.0", "r0.1")]).without(
+        links=[("chip0", "r0.0")])
+    assert dict(one.failures.cut_off) == dict(two.failures.cut_off) == {
+        "chip0": ("link chip0-r0.0",)}
+
+
+@pytest.mark.parametrize("plan", ["x", {}, 0])
+def test_layout_regions_of_no_plan_is_refused(plan):
+    """layout_regions(f, 'x') was "'str' object has no attribute 'layout'"; now the one plan
+    check (fabric._plan.plan_arg, Fabric's address_plan and check() ask it too) (reader)."""
+    import topologies
+    f = topologies.build("torus:2x2,chip=h100")
+    with pytest.raises(TypeError, match=r"^plan must be an AddressPlan or None, got "):
+        fabric.layout_regions(f, plan)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda f: fabric.Router(f, policy=__import__("numpy").array([1, 2])),
+     r"^policy must be a str, got array"),
+    (lambda f: fabric.Router(f, ecmp=5), r"^ecmp must be a str, got 5 \(an int\)$"),
+    (lambda f: fabric.heap_findings("x", f, []), r"^heap must be a fabric\.SymmetricHeap, got "),
+    (lambda f: __import__("analysis").failure_cost(f, label=__import__("numpy").array([1, 2])),
+     r"^label must be a str or None, got array"),
+], ids=["policy-array", "ecmp-int", "heap-str", "label-array"])
+def test_a_wrong_kind_is_named(call, match):
+    """An argument fuzz (each argument of 33 public calls given 'x', None, 5, 2.5, [], {}, an
+    object, a numpy array, a tuple): numpy's 'truth value of an array ... is ambiguous' for
+    Router's policy/ecmp and failure_cost's label, 'ecmp must be one of ..., got 5' for an
+    int, "'str' object has no attribute 'where'" for heap_findings' heap."""
+    import topologies
+    with pytest.raises(TypeError, match=match):
+        call(topologies.build("torus:2x2,chip=h100"))
+
+
+@pytest.mark.parametrize("call", [
+    lambda f: fabric.route_many(f, {"chip3", "chip1", "chip9"}, ["chip0", "chip2", "chip4"]),
+    lambda f: fabric.route_many(f, {0: 1}, [1]),
+    lambda f: fabric.access_latencies(f, chips={"chip0", "chip1"}),
+    lambda f: f.without(chips={"chip3"}),
+], ids=["route_many-set", "route_many-dict", "access_latencies-set", "without-set"])
+def test_a_set_or_a_mapping_is_no_sequence(call):
+    """fabric._units.items_of read any iterable: a set in its hashes' order (route_many paired
+    sources with destinations differently under PYTHONHASHSEED=1, 2 and 4: hops [1 3 2],
+    [1 1 2], [3 1 2]; access_latencies permuted its matrix), a mapping as its keys ({0: 1}
+    routed 0, the value dropped). Lead's GO 20:31: a set or a mapping is not a sequence."""
+    import topologies
+    with pytest.raises(TypeError, match=r"must be a sequence of .*, got \{.*\} \(a (set|dict)\)$"):
+        call(topologies.build("torus:4x4,chip=h100"))

@@ -127,3 +127,15 @@ def test_an_eager_loop_is_not_a_blocking_one():
     with pytest.raises(ValueError, match="does not block"):
         fidelity_collectives.model("dgx-h100", "all-reduce", 8, nccl="2.27.7", eager_loop=20,
                                    blocking=True)
+
+
+def test_blackwell_16m_gather_runs_the_protocol_of_its_release():
+    # the _AIC_16M_MISS text rests on it: NCCL 2.29.2 lowered Blackwell's per-channel ring
+    # LL128 cap (src/graph/tuning.cc, 2 x 36.7 -> 34.5 GB/s), so 8-GPU all-gather at 16 MiB on
+    # B200 moves from ring/LL128 (2.28.9: the collector measures 53.2 us) to ring/Simple
+    # (2.29.2: 103.9 us); 2.29.7's cap (40) picks LL128 again
+    protocol = {rel: fidelity_collectives.model("hgx-b200", "all-gather", 16 * 2**20, ranks=8,
+                                                metric="time", nccl=rel)[1].split(",")[1]
+                for rel in ("2.28.9", "2.29.2", "2.29.7")}
+    assert protocol == {"2.28.9": " ring/LL128", "2.29.2": " ring/Simple",
+                        "2.29.7": " ring/LL128"}

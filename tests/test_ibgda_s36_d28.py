@@ -130,3 +130,13 @@ def test_receive_waves_follow_the_stage_schedule(copies, stages):
     hbm, hit = (EXCHANGE_LATENCY["hopper"][n].value for n in ("hbm_load", "l2_hit"))
     t, _ = kern.receive_floor("hopper", copies)
     assert t == pytest.approx(hbm + _receive_schedule(copies, stages) * hit)
+
+
+def test_ncclep_takes_the_same_tma_terms():
+    # NCCL EP 36191590's combine has DeepEP's TMA send and receive: at 1 token both bind
+    f = topologies.build("rail:servers=1,gpus=8,links=18,nic=ib-ndr,chip=h100")
+    hbm, hit = (EXCHANGE_LATENCY["hopper"][n].value for n in ("hbm_load", "l2_hit"))
+    r = moe_exchange(f, "deepseek-v3", 1, 8, kernel="ncclep-low-latency", dispatch_bytes=2,
+                     combine_bytes=2, routing="uniform")
+    assert r.combine_phase.transfer == pytest.approx(3 * hbm)
+    assert r.combine_phase.local_copy == pytest.approx(hbm + 3 * hit)

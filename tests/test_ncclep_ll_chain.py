@@ -83,13 +83,22 @@ def test_the_ep_bench_rows_leave_the_data_in_l2():
 
 def test_everything_but_the_chain_is_deepeps_profile():
     """... and the send grid: NCCL EP's is ceil(E / ceil(E / the device's SMs)) blocks, which
-    the project's chips do not carry (one wave at its rows' 128 tokens; session 20)."""
+    the project's chips do not carry (one wave at its rows' 128 tokens; session 20); and the
+    combine's TMA send and receive, which NCCL EP has as DeepEP has them since #299 / #345
+    (de8cfca, the deepep-low-latency profile, predates both): the same three fields as the
+    profile of DeepEP's d28bd67 build (session 36)."""
+    import fidelity_heldout_moe
     nccl = exchange_kernel("ncclep-low-latency")
     deepep = exchange_kernel("deepep-low-latency")
+    d28 = fidelity_heldout_moe._DEEPEP_D28BD67
     assert nccl.send_grid == 0 and deepep.send_grid == 3
     assert (nccl.cycle("send_cycles", 0), nccl.cycle("count_cycles", 0)) == (424, 282)   # its own build's (session 24)
+    assert ((nccl.interleaved_chain, nccl.stage_vector, nccl.reduce_stages)
+            == (d28.interleaved_chain, d28.stage_vector, d28.reduce_stages))
     assert dataclasses.replace(nccl, name=deepep.name, chain=deepep.chain,
                                sources=deepep.sources, send_grid=3,
+                               interleaved_chain=deepep.interleaved_chain, stage_vector=(),
+                               reduce_stages=0,
                                cycles=({"send_cycles": 478, "count_cycles": 165}, ())) == deepep
     src = next(p.source for p in nccl.parameters() if p.name == "ncclep-low-latency.chain")
     assert "36191590" in src and "ncclGetP2pPtr" in src

@@ -17,11 +17,14 @@ OUTPUT = re.compile(r"--out\s+/tmp/")
 
 
 def _project_files():
+    """The project's text: code, docs, and the data and settings files that carry sources
+    (tests/data's csv and toml rows name theirs)."""
     for sub in ("fabric", "topologies", "analysis", "tests", "benchmarks", "examples", "docs"):
         for path in sorted((ROOT / sub).rglob("*")):
-            if path.suffix in (".py", ".md") and path.is_file():
+            if path.suffix in (".py", ".md", ".csv", ".toml") and path.is_file():
                 yield path
-    yield ROOT / "README.md"
+    for name in ("README.md", "setup.cfg", "pyproject.toml"):
+        yield ROOT / name
 
 
 def test_sources_has_numbered_sections():

@@ -28,11 +28,12 @@ def test_grid_is_the_cartesian_product_last_axis_fastest():
     assert len(parameter_grid(a=range(3), b=range(4), c=range(5))) == 60
 
 
-@pytest.mark.parametrize("axes, match", [({"a": []}, "has no values"),
-                                         ({"a": "abc"}, "must be a sequence"),
-                                         ({"a": 3}, "must be a sequence")])
-def test_grid_rejects_bad_axes(axes, match):
-    with pytest.raises(ValueError, match=match):
+@pytest.mark.parametrize("axes, error, match", [
+    ({"a": []}, ValueError, "has no values"),
+    ({"a": "abc"}, TypeError, "must be a sequence"),      # a wrong kind (session 36)
+    ({"a": 3}, TypeError, "must be a sequence")])
+def test_grid_rejects_bad_axes(axes, error, match):
+    with pytest.raises(error, match=match):
         parameter_grid(**axes)
 
 

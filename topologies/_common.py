@@ -67,10 +67,12 @@ def link_attrs(tech, lanes=1):
 
 
 def resolve_tech(tech, name="tech"):
+    """``link_tech(tech)``, its error (a SpecError for an unknown name, a TypeError for another
+    kind) led by the keyword that gave it."""
     try:
         return link_tech(tech)
-    except SpecError as e:
-        raise SpecError(f"{name}: {e}") from None
+    except (SpecError, TypeError) as e:
+        raise type(e)(f"{name}: {e}") from None
 
 
 def hosts_of(n, chips_per_host, what):

@@ -9,7 +9,7 @@ HyperX), a cycle (``"ring"``), a path (``"line"``), or a star around a switch
 import numpy as np
 
 from fabric import Grid, SpecError
-from fabric._units import items_of
+from fabric._units import items_of, show_value, text_of
 
 from ._common import (
     add_links,
@@ -28,8 +28,8 @@ CONNECT = ("full", "ring", "line", "switch")
 
 
 def _connect(value, label="connect"):
-    if value not in CONNECT:
-        raise SpecError(f"{label} must be one of {', '.join(CONNECT)}, got {value!r}")
+    if text_of(value, label) not in CONNECT:        # a kind first (TypeError), then the set
+        raise SpecError(f"{label} must be one of {', '.join(CONNECT)}, got {show_value(value)}")
     return value
 
 
