@@ -2296,7 +2296,8 @@ class DecodeStep:
 VLLM_DISPATCH_GENERATIONS = ("hopper", "blackwell")
 
 
-def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm="auto"):
+def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm="auto",
+                      fabric=None):
     """The collective cost function a step (and a prefill) prices its collectives with: the
     one rule behind :func:`decode_step`'s ``collective`` default.
 
@@ -2321,6 +2322,13 @@ def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm=
       and measured op, so a comparison that states one runtime for every system asks it;
       vLLM's tables list no other chip generation, TensorRT-LLM's op no other chip).
 
+    An engine's own all-reduce (vLLM's dispatch tables, TensorRT-LLM's measured op) is read
+    from the chip of the fabric it runs on (:func:`analysis.vllm_all_reduce` and
+    :func:`analysis.trtllm_all_reduce` take only the fabric), so with ``fabric`` given it is
+    taken only when the step's ``chip`` is the fabric's: a step whose ``chip=`` differs from
+    its fabric's (or a fabric naming no chip) is priced by :func:`analysis.cost`, not by
+    another chip's tables.
+
     Parameters
     ----------
     engine : str or None
@@ -2333,6 +2341,9 @@ def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm=
         A collective runtime the caller asked for.
     algorithm : str
         A collective algorithm the caller asked for (``"auto"``: none).
+    fabric : fabric.Fabric, optional
+        The fabric the step runs on (its chip must be ``chip`` for an engine's own
+        all-reduce); None: ``chip`` alone decides.
 
     Returns
     -------
@@ -2352,6 +2363,9 @@ def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm=
     """
     if check_collective(collective) is not None:
         return collective
+    if fabric is not None and getattr(fabric_arg(fabric, "fabric").chip, "name", None) != \
+            getattr(chip, "name", None):
+        return _default_collective
     if (engine == "vllm" and runtime is None and isinstance(algorithm, str)
             and algorithm == "auto"
             and getattr(chip, "generation", None) in VLLM_DISPATCH_GENERATIONS):
@@ -3356,7 +3370,8 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     return _Settings(m, fabric, chip, batch, context, q, lay, transport, algorithm, skew,
                      overlap, fusion_factor, launch_overhead, hbm_eff, fl_eff, dispatch_b,
                      combine_b, engine_collective(engine, chip, collective=collective,
-                                                  runtime=runtime, algorithm=algorithm),
+                                                  runtime=runtime, algorithm=algorithm,
+                                                  fabric=fabric),
                      runtime, kern, cuda_graphs,
                      graph_kernel_overhead, engine, float(min_kernel_time), moe_eff, floors,
                      float(gemm_fixed_time), expert_balance, draft,

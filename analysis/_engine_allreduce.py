@@ -62,7 +62,8 @@ from ._gemm_measured import lower_envelope
 from ._runtime_cost import VLLM_ONE_STAGE_BELOW
 from ._schedules import NotApplicableError
 
-__all__ = ["TRTLLM_ALLREDUCE_BF16", "TRTLLM_ALLREDUCE_CHIPS", "VLLM_CUSTOM_AR_MAX", "VLLM_FI_FUSION_MAX",
+__all__ = ["TRTLLM_ALLREDUCE_BF16", "TRTLLM_ALLREDUCE_CHIPS",
+           "TRTLLM_ALLREDUCE_NODES", "VLLM_CUSTOM_AR_MAX", "VLLM_FI_FUSION_MAX",
            "VLLM_FI_ONE_SHOT_MAX", "VLLM_MULTIMEM_GROUPS", "VLLM_SYMM_MEM_MAX",
            "trtllm_all_reduce", "trtllm_all_reduce_time", "vllm_all_reduce",
            "vllm_all_reduce_kernel"]

@@ -1212,8 +1212,9 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
         ``engine="trtllm"``.
     **cost_kwargs
         How the collectives are costed, as decode steps cost theirs
-        (``analysis._decode.collective_seconds``): ``collective`` (default
-        ``analysis.cost``), ``algorithm`` (a name or a mapping per operation),
+        (``analysis._decode.collective_seconds``): ``collective`` (default: the engine's,
+        :func:`analysis.engine_collective`, as :func:`decode_step` takes it), ``algorithm``
+        (a name or a mapping per operation),
         ``transport``, ``runtime``.
 
     Returns
@@ -1324,6 +1325,10 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     # a chunk's collectives are costed at the chunk's own size (PrefillTime.chunk_comm): each
     # pays its fixed latency once per pass, and the runtime picks its protocol for the
     # chunk's bytes (under NCCL the cost is not affine in them), once per size
+    if cost_kwargs.get("collective") is None:  # the engine's, as its decode steps take
+        cost_kwargs = {**cost_kwargs, "collective": engine_collective(
+            engine, chip, runtime=cost_kwargs.get("runtime"),
+            algorithm=cost_kwargs.get("algorithm", "auto"), fabric=fabric)}
     comm_at = _PassCollectives(m, fabric, pos, lay, db, serial, cost_kwargs, gathers)
     comm = comm_at(isl)
     comm_one = comm_at(1) if isl > 1 else None
@@ -2780,7 +2785,7 @@ class _Sweep:
         self.cost_kw["collective"] = engine_collective(
             engine, self.chip,
             collective=decode_kwargs.get("collective"), runtime=decode_kwargs.get("runtime"),
-            algorithm=decode_kwargs.get("algorithm", "auto"))
+            algorithm=decode_kwargs.get("algorithm", "auto"), fabric=fabric)
 
     def check_runs(self):
         """Raise when no request can run: an engine that runs a prompt only whole with a

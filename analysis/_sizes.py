@@ -38,7 +38,7 @@ def parse_sizes(values, zero=False):
 
     Parameters
     ----------
-    values : str, int, or iterable of str and int
+    values : str, int, or sequence (not a set) of str and int
         Tokens as the module docstring describes (an int is bytes).
     zero : bool, default False
         Whether a size (not a range's START or STOP) may be 0: ``cofabric cost --size 0``

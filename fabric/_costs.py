@@ -287,6 +287,7 @@ def rack_chips(f, book="street-2026"):
     Parameters
     ----------
     f : Fabric
+        The fabric (a built one: a preset's name or spec is refused).
     book : str or HardwareCosts
         The cost book whose ``layout.rack_chips`` a fabric without its own density takes
         (:data:`COST_BOOKS`).
@@ -296,6 +297,11 @@ def rack_chips(f, book="street-2026"):
     Parameter
         Chips per rack, with its source.
 
+    Raises
+    ------
+    TypeError
+        When ``f`` is not a :class:`Fabric`.
+
     Examples
     --------
     >>> import topologies
@@ -304,8 +310,8 @@ def rack_chips(f, book="street-2026"):
     >>> rack_chips(topologies.build("torus:4x4")).source[:10]
     'assumption'
     """
-    # the one fabric check: anything without a fabric's assumptions (a preset's name, None,
-    # a parsed spec) read as a fabric stating no density, the book's 72 chips a rack
+    # the one fabric check: a preset's name, None or a parsed spec was once read as a
+    # fabric stating no density (the book's 72 chips a rack); now a TypeError
     f = fabric_arg(f, "f")
     book = hardware_costs(book)
     own = [p for p in f.assumptions if p.name == book.rack_chips.name]

@@ -299,13 +299,13 @@ def without(fabric, links=(), chips=(), lanes=()):
     Parameters
     ----------
     fabric : Fabric
-    links : iterable
+    links : sequence (not a set: an order is kept)
         Failed links, each a pair ``(u, v)`` of node names or ranks, or a string
         ``"u-v"`` / ``"u~v"``.
-    chips : iterable
+    chips : sequence (not a set)
         Failed nodes (names or ranks): chips, or switches; every link of a
         failed node fails with it.
-    lanes : iterable
+    lanes : sequence (not a set)
         Failed lanes of bundled links, each written as a link; a link named ``k``
         times loses ``k`` lanes. The bundle keeps routing with ``lanes - k`` lanes and
         that fraction of its bandwidth (latency unchanged); losing every lane fails the
