@@ -297,7 +297,7 @@ _TRTLLM_AR_ENV = {key: [(2 * n, t) for n, t in lower_envelope(points)]
 
 
 def trtllm_all_reduce_time(chip, ranks, nbytes):
-    """Seconds of TensorRT-LLM's all-reduce op of ``nbytes`` (bytes per rank, BF16: two a
+    """Seconds of TensorRT-LLM's all-reduce op of ``nbytes`` (bytes per rank, BF16: two bytes an
     element) among ``ranks`` GPUs of one node of chip ``chip`` (its name), as measured
     (:data:`TRTLLM_ALLREDUCE_BF16`): the lower envelope in the size (a smaller message is
     never dearer than a larger one's measurement: the Hopper sweeps' isolated highs, e.g.

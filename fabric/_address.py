@@ -566,7 +566,10 @@ def region_findings(regions, width=57):
 def default_region(regions):
     """The region an owner's name stands for: its only region, else its own HBM region
     (:func:`owned_regions`: the one named ``<owner>.hbm``, else its only HBM region of its
-    own), the region the default windows, the heap and :func:`fabric.access_to` take.
+    own): the region a window target naming an owner, :meth:`AddressMap.global_address`
+    and :func:`fabric.access_to` take. The default windows and the heap take
+    :func:`owned_regions`' HBM rule alone, so an owner whose only region is DRAM or an
+    interleave set stands for it here and has no HBM there.
 
     ``regions`` are the regions one owner holds (its interleave sets too); None when neither
     rule picks one (the caller asks for a region by name). An interleave set is never "the

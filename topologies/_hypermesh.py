@@ -8,7 +8,7 @@ HyperX), a cycle (``"ring"``), a path (``"line"``), or a star around a switch
 
 import numpy as np
 
-from fabric import Grid, SpecError
+from fabric import CONNECT, Grid, SpecError
 from fabric._units import items_of, show_value, text_of
 
 from ._common import (
@@ -24,7 +24,7 @@ from ._common import (
 
 __all__ = ["CONNECT", "hypermesh", "mesh", "torus"]
 
-CONNECT = ("full", "ring", "line", "switch")
+# CONNECT is fabric.CONNECT (how a Grid's lines are joined), one tuple for the builder and Grid
 
 
 def _connect(value, label="connect"):
