@@ -56,6 +56,7 @@ import functools
 import numpy as np
 
 from fabric import TORCH_SYMM_MEM, VLLM_CUSTOM_ALLREDUCE, Parameter, SpecError
+from fabric._fabric_arg import fabric_arg
 from fabric._units import check_count, flag_of, is_real, kind_error
 
 from ._gemm_measured import lower_envelope
@@ -177,7 +178,7 @@ def _ranks(fabric, ranks):
     number is no group; repeats, unknown ranks and an empty group are refused by name)."""
     from ._collectives import resolve_ranks
 
-    return list(resolve_ranks(fabric, ranks)[0])
+    return list(resolve_ranks(fabric_arg(fabric), ranks)[0])
 
 
 def vllm_all_reduce_kernel(fabric, nbytes, ranks=None, *, transport=None,

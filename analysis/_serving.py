@@ -1325,10 +1325,11 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     # a chunk's collectives are costed at the chunk's own size (PrefillTime.chunk_comm): each
     # pays its fixed latency once per pass, and the runtime picks its protocol for the
     # chunk's bytes (under NCCL the cost is not affine in them), once per size
-    if cost_kwargs.get("collective") is None:  # the engine's, as its decode steps take
-        cost_kwargs = {**cost_kwargs, "collective": engine_collective(
-            engine, chip, runtime=cost_kwargs.get("runtime"),
-            algorithm=cost_kwargs.get("algorithm", "auto"), fabric=fabric)}
+    # the collective given (checked), else the engine's, as its decode steps take it
+    cost_kwargs = {**cost_kwargs, "collective": engine_collective(
+        engine, chip, collective=cost_kwargs.get("collective"),
+        runtime=cost_kwargs.get("runtime"), algorithm=cost_kwargs.get("algorithm", "auto"),
+        fabric=fabric)}
     comm_at = _PassCollectives(m, fabric, pos, lay, db, serial, cost_kwargs, gathers)
     comm = comm_at(isl)
     comm_one = comm_at(1) if isl > 1 else None

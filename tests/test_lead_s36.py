@@ -45,3 +45,12 @@ def test_a_prompt_pass_takes_its_engines_collective(h200):
     assert own.comm == asked.comm
     nccl = analysis.prefill_time("deepseek-r1", h200, runtime="nccl", **kw)
     assert own.comm != nccl.comm
+
+
+def test_engine_collectives_name_a_bad_fabric_or_collective(h200):
+    for fn in (analysis.trtllm_all_reduce, analysis.vllm_all_reduce):
+        with pytest.raises(TypeError, match="fabric must be a fabric.Fabric"):
+            fn("hgx-h200", "all-reduce", 14336)       # was AttributeError: 'endpoints'
+    with pytest.raises(TypeError, match="collective"):     # was "'int' object is not callable"
+        analysis.prefill_time("deepseek-r1", h200, isl=1024, layout="tp=8", engine="trtllm",
+                              collective=5)
