@@ -2363,17 +2363,17 @@ def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm=
     """
     if check_collective(collective) is not None:
         return collective
-    if fabric is not None and getattr(fabric_arg(fabric, "fabric").chip, "name", None) != \
+    if fabric is not None and getattr(fabric_arg(fabric).chip, "name", None) != \
             getattr(chip, "name", None):
         return _default_collective
-    if (engine == "vllm" and runtime is None and isinstance(algorithm, str)
-            and algorithm == "auto"
-            and getattr(chip, "generation", None) in VLLM_DISPATCH_GENERATIONS):
+    # an engine's own dispatch only where the caller asked no runtime or algorithm
+    if runtime is not None or not (isinstance(algorithm, str) and algorithm == "auto"):
+        return _default_collective
+    if engine == "vllm" and getattr(chip, "generation", None) in VLLM_DISPATCH_GENERATIONS:
         from ._engine_allreduce import vllm_all_reduce
 
         return vllm_all_reduce
-    if engine == "trtllm" and runtime is None and isinstance(algorithm, str) \
-            and algorithm == "auto":
+    if engine == "trtllm":
         from ._engine_allreduce import TRTLLM_ALLREDUCE_CHIPS, trtllm_all_reduce
 
         if getattr(chip, "name", None) in TRTLLM_ALLREDUCE_CHIPS:

@@ -347,16 +347,23 @@ def trtllm_all_reduce_time(chip, ranks, nbytes):
 TRTLLM_ALLREDUCE_NODES = {"b200": "hgx-b200", "h200": "hgx-h200"}
 
 
+@functools.cache
+def _node(chip):
+    """The node ``chip``'s sweep ran on, built once a process (its routing caches warm)."""
+    import topologies
+
+    return topologies.build(TRTLLM_ALLREDUCE_NODES[chip])
+
+
 @functools.lru_cache(maxsize=256)
 def _node_cost(chip, ranks, nbytes):
     """Seconds of the ``symmetric-memory`` runtime's all-reduce of ``nbytes`` among the first
     ``ranks`` GPUs of the node ``chip``'s sweep ran on (:data:`TRTLLM_ALLREDUCE_NODES`)."""
-    import topologies
     from fabric import runtime
 
     from ._collectives import cost
 
-    node = topologies.build(TRTLLM_ALLREDUCE_NODES[chip])
+    node = _node(chip)
     return cost(node, "all-reduce", nbytes, ranks=list(node.endpoints[:ranks]),
                 runtime=runtime("symmetric-memory")).time
 

@@ -30,7 +30,6 @@ Examples
 
 import dataclasses
 import math
-from collections.abc import Mapping
 
 import numpy as np
 
@@ -153,8 +152,6 @@ def _hot_positions(fabric_or_n, n, hot):
     items = items_of(hot)
     fabric = fabric_or_n if hasattr(fabric_or_n, "endpoints") else None
     due = "a rank (an integer)" + (" or a chip's name" if fabric is not None else "")
-    if isinstance(hot, Mapping):            # its keys are no list of ranks: {1: 2} read as [1]
-        raise kind_error(hot, "hot", f"{due}, or a sequence of them")
     bare = items is None
     items = [hot] if bare else items
     for i, x in enumerate(items):

@@ -1668,10 +1668,10 @@ def runtime_arch(fabric):
     >>> runtime("symmetric-memory").kernel_floor[runtime_arch(SimpleNamespace(chip=chip_spec("h100")))]
     2.3e-06
     """
-    if not hasattr(fabric, "chip"):     # no chip to read: a fabric is due ('torus:4x4' was
-        fabric = fabric_arg(fabric)     # "'str' object has no attribute 'graph'")
-    if fabric.chip is not None:
-        return getattr(fabric.chip, "generation", None) or "hopper"
+    chip = getattr(fabric, "chip", None)
+    if chip is not None:
+        return getattr(chip, "generation", None) or "hopper"
+    # no chip to read: a fabric is due ('torus:4x4' was "'str' object has no attribute ...")
     techs = {d.get("tech") for _u, _v, d in fabric_arg(fabric).graph.edges(data=True)}
     return "blackwell" if "nvlink5" in techs else "hopper"
 

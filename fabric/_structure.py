@@ -48,6 +48,14 @@ __all__ = ["CONNECT", "Clos", "Dragonfly", "Grid", "Switched"]
 CONNECT = ("full", "ring", "line", "switch")
 
 
+def check_connect(value, label="connect"):
+    """``value`` when it is one of :data:`CONNECT` (a str first: TypeError; then the set:
+    SpecError naming ``label``)."""
+    if text_of(value, label) not in CONNECT:
+        raise SpecError(f"{label} must be one of {', '.join(CONNECT)}, got {show_value(value)}")
+    return value
+
+
 def _ints(value, name, minimum=1):
     if is_int(value):
         return (check_count(value, name, minimum),)
@@ -98,9 +106,7 @@ class Grid:
                 raise SpecError(f"{name} needs 1 or {len(shape)} values (one per dimension), "
                                 f"got {len(values)}")
         for c in connect:
-            if text_of(c, "connect") not in CONNECT:      # a kind first, then the set
-                raise SpecError(f"connect must be one of {', '.join(CONNECT)}, got "
-                                f"{show_value(c)}")
+            check_connect(c)
         object.__setattr__(self, "shape", shape)
         object.__setattr__(self, "connect", connect)
         object.__setattr__(self, "links", links)

@@ -9,7 +9,8 @@ HyperX), a cycle (``"ring"``), a path (``"line"``), or a star around a switch
 import numpy as np
 
 from fabric import CONNECT, Grid, SpecError
-from fabric._units import items_of, show_value, text_of
+from fabric._structure import check_connect
+from fabric._units import items_of
 
 from ._common import (
     add_links,
@@ -25,12 +26,6 @@ from ._common import (
 __all__ = ["CONNECT", "hypermesh", "mesh", "torus"]
 
 # CONNECT is fabric.CONNECT (how a Grid's lines are joined), one tuple for the builder and Grid
-
-
-def _connect(value, label="connect"):
-    if text_of(value, label) not in CONNECT:        # a kind first (TypeError), then the set
-        raise SpecError(f"{label} must be one of {', '.join(CONNECT)}, got {show_value(value)}")
-    return value
 
 
 def _links_per_line(s, connect):
@@ -104,7 +99,7 @@ def hypermesh(shape, connect="full", *, links=1, tech="cofabric", chips_per_host
     if not shape:
         raise SpecError("shape needs at least one dimension")
     ndim = len(shape)
-    connect = per_dim(connect, ndim, "connect", _connect)
+    connect = per_dim(connect, ndim, "connect", check_connect)
     links = per_dim(links, ndim, "links", positive_int)
     n = prod(shape)
     # links are lanes: each adjacency a bundle of k (a 2-ring's one edge of 2k, as built below)
