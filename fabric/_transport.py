@@ -46,7 +46,7 @@ from ._errors import RoutingError, SpecError
 from ._fabric_arg import fabric_arg
 from ._params import Parameter
 from ._tech import TECHNOLOGIES
-from ._units import check_count, error_for, flag_of, is_finite, show_value, text_of
+from ._units import check_choice, check_count, error_for, flag_of, is_finite, show_value, text_of
 
 __all__ = ["NATIVE", "TRANSPORTS", "Transport", "loadstore_domains", "loadstore_reaches", "reach",
            "sends_messages", "transport", "transports_for"]
@@ -134,8 +134,7 @@ class Transport:
 
     def __post_init__(self):
         text_of(self.name, "transport name")
-        if text_of(self.kind, "kind") not in ("memory", "message"):
-            raise SpecError(f"kind must be 'memory' or 'message', got {self.kind!r}")
+        check_choice(self.kind, "kind", ("memory", "message"))
         for f in ("requester_translation", "responder_check", "software_post", "nic_tx",
                   "nic_rx", "completion"):
             v = getattr(self, f)

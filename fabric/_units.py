@@ -628,7 +628,7 @@ def text_of(value, what, *, optional=False):
     name), else a TypeError naming the parameter ``what`` (STYLE's rule: a wrong kind):
     ``5`` or ``None`` is not written into a report or a parameter's name as its repr.
     ``optional``: None passes too. The one text check of the packages (:func:`flag_of` of a
-    flag); a choice from a set asks this first, then its set (a SpecError).
+    flag); a choice from a set asks this first, then its set (:func:`check_choice`).
 
     >>> text_of("h100", "chip name")
     'h100'
@@ -640,6 +640,35 @@ def text_of(value, what, *, optional=False):
     if isinstance(value, str) or (optional and value is None):
         return value
     raise kind_error(value, what, f"a str{' or None' if optional else ''}")
+
+
+def check_choice(value, what, choices, *, optional=False):
+    """``value`` if it is one of ``choices`` (a tuple of names, a mapping's keys or a set: the
+    message lists them in their order, a set's sorted), else an error naming the parameter
+    ``what``: its kind first (:func:`text_of`'s TypeError: ``5`` or a list is no name), then
+    the set, a SpecError (a ValueError) "``what`` must be one of a, b, c, got value".
+    ``optional``: None passes too, and the message says so. The one choice check of the
+    packages; a lookup of a registry by name (a chip, a runtime, a model: an open table)
+    says "unknown ...; known: ..." instead.
+
+    >>> check_choice("ring", "connect", ("full", "ring"))
+    'ring'
+    >>> check_choice(None, "generation", ("hopper", "blackwell"), optional=True) is None
+    True
+    >>> check_choice("star", "connect", ("full", "ring", "line", "switch"))
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: connect must be one of full, ring, line, switch, got 'star'
+    >>> check_choice(5, "connect", ("full", "ring"))
+    Traceback (most recent call last):
+    ...
+    TypeError: connect must be a str, got 5 (an int)
+    """
+    if text_of(value, what, optional=optional) is None or value in choices:
+        return value
+    names = sorted(choices) if isinstance(choices, (set, frozenset)) else choices
+    raise SpecError(f"{what} must be one of {', '.join(names)}{' or None' if optional else ''}, "
+                    f"got {show_value(value)}")
 
 
 def is_int(x):

@@ -1,0 +1,42 @@
+"""Session 37: one choice check (fabric._units.check_choice) in place of ~23 hand-written
+copies of "text_of, then the set", which differed in class (ValueError or SpecError), in the
+spelling of the choices (a tuple's repr or joined) and in "got x" against "got name=x"."""
+
+import dataclasses
+
+import pytest
+
+import fabric
+from fabric._units import check_choice
+from topologies import build
+
+
+def test_check_choice_one_sentence():
+    assert check_choice("ring", "connect", ("full", "ring")) == "ring"
+    assert check_choice("b", "x", {"b": 1}) == "b"                  # a mapping's keys
+    assert check_choice(None, "generation", ("hopper",), optional=True) is None
+    with pytest.raises(fabric.SpecError, match=r"^x must be one of a, b, got 'c'$"):
+        check_choice("c", "x", ("a", "b"))
+    with pytest.raises(fabric.SpecError, match=r"^x must be one of a, b or None, got 'c'$"):
+        check_choice("c", "x", ("a", "b"), optional=True)
+    # a set is listed sorted: the message does not follow its hashes
+    with pytest.raises(fabric.SpecError, match=r"^x must be one of a, b, c, got 'd'$"):
+        check_choice("d", "x", {"c", "a", "b"})
+    # its kind first, text_of's TypeError; a long value abbreviated
+    with pytest.raises(TypeError, match=r"^x must be a str, got \['a'\] \(a list\)$"):
+        check_choice(["a"], "x", ("a",))
+    with pytest.raises(fabric.SpecError, match=r"got 'aaaa.*\(500 characters\)$"):
+        check_choice("a" * 498, "x", ("a",))
+
+
+def test_fabric_choices_one_class_and_sentence():
+    f = build("torus:4x4")
+    # Router's were ValueErrors (the rest of fabric's SpecErrors)
+    for kw in ({"policy": "nope"}, {"ecmp": "nope"}):
+        with pytest.raises(fabric.SpecError, match=rf"^{next(iter(kw))} must be one of .*, "
+                                                   r"got 'nope'$"):
+            fabric.Router(f, **kw)
+    # a transport's kind said "'memory' or 'message'" and quoted the value whole
+    with pytest.raises(fabric.SpecError, match=r"^kind must be one of memory, message, got "
+                                               r"'xxx.*\(202 characters\)$"):
+        dataclasses.replace(fabric.transport("rdma"), kind="x" * 200)
