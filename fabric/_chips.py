@@ -106,6 +106,7 @@ from ._units import (
     GB,
     TB,
     GiB,
+    check_choice,
     check_count,
     error_for,
     is_finite,
@@ -136,11 +137,9 @@ def check_math_format(value, what="math format"):
     >>> check_math_format("fp16")
     Traceback (most recent call last):
     ...
-    fabric.SpecError: math format must be one of ('bf16', 'fp8', 'fp4', 'int8'), got 'fp16'
+    fabric.SpecError: math format must be one of bf16, fp8, fp4, int8, got 'fp16'
     """
-    if text_of(value, what) not in MATH_FORMATS:
-        raise SpecError(f"{what} must be one of {MATH_FORMATS}, got {show_value(value)}")
-    return value
+    return check_choice(value, what, MATH_FORMATS)
 
 
 #: The reduction bound used for every preset: bytes reduced per byte of HBM traffic.
@@ -235,10 +234,8 @@ class ChipSpec:
                            tuple((f, flops[f]) for f in MATH_FORMATS if f in flops))
         object.__setattr__(self, "grace_gpus", check_count(
             self.grace_gpus, "grace_gpus", 0, f"an integer >= 0 (chip {self.name!r})"))
-        if text_of(self.generation, f"chip {self.name!r}: generation", optional=True) \
-                is not None and self.generation not in GENERATIONS:
-            raise SpecError(f"chip {self.name!r}: generation must be 'hopper', 'blackwell' or "
-                            f"None, got {self.generation!r}")
+        check_choice(self.generation, f"chip {self.name!r}: generation", GENERATIONS,
+                     optional=True)
 
     def peak(self, fmt):
         """Dense tensor-core FLOP/s of math format ``fmt``, or ``None`` if the chip has no

@@ -7,6 +7,7 @@ import dataclasses
 import pytest
 
 import fabric
+from fabric._chips import check_math_format
 from fabric._units import check_choice
 from topologies import build
 
@@ -40,3 +41,14 @@ def test_fabric_choices_one_class_and_sentence():
     with pytest.raises(fabric.SpecError, match=r"^kind must be one of memory, message, got "
                                                r"'xxx.*\(202 characters\)$"):
         dataclasses.replace(fabric.transport("rdma"), kind="x" * 200)
+
+
+def test_chip_and_runtime_choices_joined():
+    # a tuple's repr ("one of ('bf16', 'fp8', ...)") and "'hopper', 'blackwell' or None" were
+    # two more spellings of the one sentence
+    with pytest.raises(fabric.SpecError, match=r"^math format must be one of bf16, fp8, fp4, "
+                                               r"int8, got 'fp16'$"):
+        check_math_format("fp16")
+    with pytest.raises(fabric.SpecError, match=r"^chip 'h100': generation must be one of "
+                                               r"hopper, blackwell or None, got 'volta'$"):
+        dataclasses.replace(fabric.chip_spec("h100"), generation="volta")
