@@ -4,6 +4,7 @@ spelling of the choices (a tuple's repr or joined) and in "got x" against "got n
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 import fabric
@@ -52,3 +53,18 @@ def test_chip_and_runtime_choices_joined():
     with pytest.raises(fabric.SpecError, match=r"^chip 'h100': generation must be one of "
                                                r"hopper, blackwell or None, got 'volta'$"):
         dataclasses.replace(fabric.chip_spec("h100"), generation="volta")
+
+
+def test_address_choices_kind_first():
+    # 'op' and 'unmapped' were asked by `in` alone: an array raised numpy's "truth value ...
+    # ambiguous", 5 a ValueError; now a TypeError, and a wrong name check_choice's SpecError
+    f = build("torus:2x2,chip=h100")
+    with pytest.raises(TypeError, match=r"^op must be a str, got 5 \(an int\)$"):
+        f.translate("host0", 0, op=5)
+    with pytest.raises(fabric.SpecError, match=r"^op must be one of read, write, got 'rw'$"):
+        f.translate_many("host0", [0], op="rw")
+    with pytest.raises(fabric.SpecError,
+                       match=r"^unmapped must be one of raise, mask, got 'x'$"):
+        f.translate_many("host0", [0], unmapped="x")
+    with pytest.raises(TypeError, match=r"^unmapped must be a str, got array"):
+        f.address_map.lookup_many(np.array([0]), unmapped=np.array([1, 2]))
