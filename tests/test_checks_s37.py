@@ -9,7 +9,7 @@ import pytest
 
 import fabric
 from fabric._chips import check_math_format
-from fabric._units import check_choice
+from fabric._units import check_choice, check_number
 from topologies import build
 
 
@@ -68,3 +68,17 @@ def test_address_choices_kind_first():
         f.translate_many("host0", [0], unmapped="x")
     with pytest.raises(TypeError, match=r"^unmapped must be a str, got array"):
         f.address_map.lookup_many(np.array([0]), unmapped=np.array([1, 2]))
+
+
+def test_fabric_numbers_by_check_number():
+    # "a finite time >= 0 in seconds, got -1", "chip 'h100': hbm_bandwidth must be a positive
+    # finite B/s, got 0": check_number's test and error_for written out with their own words
+    with pytest.raises(fabric.SpecError, match=r"^nic_tx must be a finite number >= 0 seconds, "
+                                               r"got nic_tx=-1$"):
+        dataclasses.replace(fabric.transport("rdma"), nic_tx=-1)
+    with pytest.raises(fabric.SpecError, match=r"^hbm_bandwidth must be a finite number > 0 B/s "
+                                               r"\(chip 'h100'\), got hbm_bandwidth=0$"):
+        dataclasses.replace(fabric.chip_spec("h100"), hbm_bandwidth=0)
+    with pytest.raises(fabric.SpecError, match=r"^rows must be a number of rows >= 0, got "
+                                               r"rows=nan$"):
+        check_number("rows", float("nan"), rule="a number of rows >= 0")
