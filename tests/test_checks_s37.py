@@ -82,3 +82,24 @@ def test_fabric_numbers_by_check_number():
     with pytest.raises(fabric.SpecError, match=r"^rows must be a number of rows >= 0, got "
                                                r"rows=nan$"):
         check_number("rows", float("nan"), rule="a number of rows >= 0")
+
+
+def test_analysis_choices_and_numbers_one_form():
+    import analysis
+    f = build("torus:2x2")
+    # ValueErrors with four spellings ("'auto', 'lp', 'paths' or 'symmetric'", a tuple's
+    # repr, a sorted list, "got metric=x"); now check_choice's SpecError
+    for call, said in (
+            (lambda: analysis.throughput(f, None, method="x"),
+             "method must be one of auto, lp, paths, symmetric"),
+            (lambda: analysis.equalize(f, 1.0, basis="x"), "basis must be one of cost, power"),
+            (lambda: analysis.plot_collective_sweep([], metric="x"),
+             "metric must be one of time, busbw, algbw"),
+            (lambda: analysis.paper_style("x"), "column must be one of single, double"),
+            # "a positive finite factor, got 0" / "a positive number, got 0"
+            (lambda: analysis.scale_links(f, 0),
+             r"bandwidth must be a finite number > 0 \(a factor\), got bandwidth=0"),
+            (lambda: analysis.bill_of_materials(f, rack_chips_factor=0),
+             "rack_chips_factor must be a finite number > 0, got rack_chips_factor=0")):
+        with pytest.raises(fabric.SpecError, match=f"^{said}"):
+            call()
