@@ -103,3 +103,14 @@ def test_analysis_choices_and_numbers_one_form():
              "rack_chips_factor must be a finite number > 0, got rack_chips_factor=0")):
         with pytest.raises(fabric.SpecError, match=f"^{said}"):
             call()
+
+
+def test_traffic_twin_of_check_number_gone():
+    import analysis
+    # _traffic._positive was check_number(strict=True) written again ("got -1")
+    with pytest.raises(fabric.SpecError, match=r"^nbytes must be a finite number > 0, got "
+                                               r"nbytes=-1$"):
+        analysis.traffic(4, "shift", -1)
+    with pytest.raises(fabric.SpecError, match=r"^placement must be one of round-robin, "
+                                               r"blocked, got 'striped'$"):
+        analysis.traffic(4, "moe", placement="striped")
