@@ -63,7 +63,7 @@ import itertools
 
 from fabric import GENERATIONS, ChipSpec, Parameter, SpecError, chip_spec
 from fabric._chips import check_math_format
-from fabric._units import error_for, is_finite, show_value, text_of
+from fabric._units import check_choice, check_number, show_value, text_of
 
 from ._gemm_measured import lower_envelope
 from ._models import WEIGHT_FORMATS
@@ -80,6 +80,10 @@ __all__ = ["DECODE_GEMM_HBM_EFFICIENCY", "DECODE_GEMM_K_FLOOR", "DEEPGEMM_H800_F
 #: Kinds of GEMM with their own efficiency: plain GEMMs, the grouped GEMMs of the routed
 #: experts in decode (masked layout) and in prefill (contiguous layout).
 GEMM_KINDS = ("dense", "grouped", "contiguous")
+
+#: The rule of a grouped GEMM's rows per group (a float: a numpy float32 computes as the
+#: number it is; an average over experts need not be whole).
+_ROWS = "a finite number of rows per group >= 0"
 
 _DEEPGEMM_SOURCE = ("deepseek-ai/DeepGEMM README performance tables at commit 327ec92 "
                     "(2025-04-09): FP8 GEMMs on DeepSeek-V3/R1 shapes, H800 SXM5, NVCC 12.8")
@@ -186,8 +190,7 @@ def gemm_compute_efficiency(generation, math, kind):
     fabric.SpecError: generation must be one of ('hopper', 'blackwell') or None, got 'hoper'
     """
     _check_format(generation, math)
-    if text_of(kind, "GEMM kind") not in GEMM_KINDS:      # a kind first (TypeError), then the set
-        raise SpecError(f"GEMM kind must be one of {GEMM_KINDS}, got {show_value(kind)}")
+    check_choice(kind, "GEMM kind", GEMM_KINDS)
     return GEMM_COMPUTE_EFFICIENCY.get((generation, math, kind))
 
 
@@ -250,9 +253,7 @@ def grouped_gemm_efficiency(generation, math, rows):
     True
     """
     _check_format(generation, math)
-    if not is_finite(rows) or not rows >= 0:
-        raise error_for(rows, f"rows per group must be a number >= 0, got {show_value(rows)}")
-    rows = float(rows)      # a numpy float32 computes as the number it is
+    rows = check_number("rows", rows, rule=_ROWS)
     table = GROUPED_GEMM_EFFICIENCY_BY_ROWS.get((generation, math))
     if table is None:
         return None
@@ -398,9 +399,7 @@ def grouped_gemm_rate(chip, math, rows):
     (True, True)
     """
     check_math_format(math)
-    if not is_finite(rows) or not rows >= 0:
-        raise error_for(rows, f"rows per group must be a number >= 0, got {show_value(rows)}")
-    rows = float(rows)
+    rows = check_number("rows", rows, rule=_ROWS)
     chip = chip_spec(chip).name        # a ChipSpec or a misspelt name was 'none published'
     table = GROUPED_GEMM_TIME_BY_ROWS.get((chip, math))
     if table is None or rows < table[0][0]:
@@ -491,11 +490,9 @@ _MOE_MODULE_ENVELOPES = {(key, lay): lower_envelope(pts)
 
 def _module_key(chip, math, backend, shape, etp, ep, tokens):
     """The table key and envelope :func:`moe_module_time` reads, or None."""
-    if backend not in MOE_BACKENDS:
-        raise SpecError(f"moe_backend must be one of {MOE_BACKENDS}, got {show_value(backend)}")
+    check_choice(backend, "moe_backend", MOE_BACKENDS)
     check_math_format(math)
-    if not is_finite(tokens) or not tokens >= 0:
-        raise error_for(tokens, f"tokens must be a number >= 0, got {show_value(tokens)}")
+    check_number("tokens", tokens)
     if isinstance(chip, ChipSpec):      # a ChipSpec was looked up as a key: 'none measured'
         chip = chip.name                # (a name is taken as given: a user's own chip has one)
     key = (_MOE_MODULE_CHIPS.get(chip), math, backend)

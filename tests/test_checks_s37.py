@@ -114,3 +114,28 @@ def test_traffic_twin_of_check_number_gone():
     with pytest.raises(fabric.SpecError, match=r"^placement must be one of round-robin, "
                                                r"blocked, got 'striped'$"):
         analysis.traffic(4, "moe", placement="striped")
+
+
+@pytest.mark.parametrize("m", [float("inf"), 10**400], ids=["inf", "10**400"])
+def test_gemm_rows_finite(m):
+    import analysis
+    # _gemm_measured._check_rows asked is_real: m=inf answered None ('nothing measured') and
+    # 10**400 raised a bare "OverflowError: int too large to convert to float" (OLDER-B-9)
+    with pytest.raises(fabric.SpecError, match=r"^m must be a finite number of rows >= 1, got "):
+        analysis.trtllm_gemm_time("b200", "bf16", m, 7168, 2048)
+
+
+def test_measured_tables_one_number_check():
+    import analysis
+    from analysis._gemm import MEASURED_MOE_SHAPE
+    # the GEMM and MLA readers wrote check_number's test out, each in its own words ("rows
+    # per group must be a number >= 0, got inf", "isl must be a number of tokens >= 1")
+    with pytest.raises(fabric.SpecError, match=r"^rows must be a finite number of rows per "
+                                               r"group >= 0, got rows=-1$"):
+        analysis.grouped_gemm_efficiency("hopper", "fp8", -1)
+    with pytest.raises(fabric.SpecError, match=r"^isl must be a finite number >= 1 tokens, "
+                                               r"got isl=0$"):
+        analysis.mla_context_time("b200", 128, 512, 64, 2, 0)
+    # moe_backend was asked by `in` alone: 5 a SpecError ('must be one of'), now its kind
+    with pytest.raises(TypeError, match=r"^moe_backend must be a str, got 5 \(an int\)$"):
+        analysis.moe_module_time("b200", "fp4", MEASURED_MOE_SHAPE, 1, 8, 64, backend=5)
