@@ -126,6 +126,7 @@ from fabric import Parameter, SpecError
 from fabric._chips import check_math_format
 from fabric._system import read_text, read_toml
 from fabric._units import (
+    check_choice,
     check_count,
     check_number,
     error_for,
@@ -149,11 +150,9 @@ def _set_ints(obj, names, minimum):
 
 
 def _format(name, what):
-    fmt = WEIGHT_FORMATS.get(text_of(name, what, optional=True))
-    if fmt is None:
-        raise SpecError(f"{what} must be one of {sorted(WEIGHT_FORMATS)} or None, got "
-                        f"{show_value(name)}")
-    return fmt
+    """The :data:`WEIGHT_FORMATS` record of a format field ``what`` given (not None: a caller
+    asks only a field that is set; the message says None is also a value of the field)."""
+    return WEIGHT_FORMATS[check_choice(name, what, WEIGHT_FORMATS, optional=True)]
 
 
 def _agree(bytes_name, value, fmt_name, name):
@@ -236,6 +235,9 @@ class WeightFormat:
 #: (:meth:`MoEModel.part_bytes`, which gives the sources): the router gates, the output head and
 #: the input embedding.
 UNQUANTIZED_PARTS = ("router", "head", "embedding")
+#: The parts :meth:`MoEModel.part_format` and :meth:`MoEModel.part_bytes` answer for.
+_FORMAT_PARTS = ("attention", "ffn", "experts", "router", "head", "scores")
+_BYTES_PARTS = ("attention", "ffn", "experts", *UNQUANTIZED_PARTS)
 
 #: Weight formats by name (sources in each record and in the module docstring).
 _FP8_MATH = ("W8A8: activations quantized to FP8 on the fly and the GEMM run on FP8 tensor "
@@ -723,19 +725,15 @@ class MoEModel:
         >>> m.part_format("attention"), m.part_format("router")
         ('fp8-block128', None)
         """
-        if part in ("router", "head", "scores"):
+        if check_choice(part, "part", _FORMAT_PARTS) in ("router", "head", "scores"):
             return None
         if part == "attention":
             return self.weight_format
         if part == "ffn":
             return (self.ffn_format if self.ffn_format is not None else
                     self.weight_format if self.ffn_weight_bytes is None else None)
-        if part == "experts":
-            return (self.expert_format if self.expert_format is not None else
-                    self.weight_format if self.expert_weight_bytes == self.weight_bytes
-                    else None)
-        raise SpecError(f"part must be one of attention, ffn, experts, router, head, "
-                        f"scores; got {show_value(part)}")
+        return (self.expert_format if self.expert_format is not None else
+                self.weight_format if self.expert_weight_bytes == self.weight_bytes else None)
 
     # -- structure --------------------------------------------------------------------
 
@@ -920,16 +918,13 @@ class MoEModel:
         >>> [m.part_bytes(p) for p in ("attention", "experts", "router", "head", "embedding")]
         [1.000244140625, 1.000244140625, 2.0, 2.0, 2.0]
         """
-        if part in UNQUANTIZED_PARTS:
+        if check_choice(part, "part", _BYTES_PARTS) in UNQUANTIZED_PARTS:
             return WEIGHT_FORMATS["bf16"].bytes_per_weight
         if part == "attention":
             return self.weight_bytes
         if part == "ffn":
             return self.ffn_bytes_per_weight
-        if part == "experts":
-            return self.expert_weight_bytes
-        raise SpecError(f"part must be one of attention, ffn, experts, "
-                        f"{', '.join(UNQUANTIZED_PARTS)}; got {show_value(part)}")
+        return self.expert_weight_bytes
 
     @property
     def kv_bytes_per_token(self):

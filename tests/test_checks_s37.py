@@ -139,3 +139,16 @@ def test_measured_tables_one_number_check():
     # moe_backend was asked by `in` alone: 5 a SpecError ('must be one of'), now its kind
     with pytest.raises(TypeError, match=r"^moe_backend must be a str, got 5 \(an int\)$"):
         analysis.moe_module_time("b200", "fp4", MEASURED_MOE_SHAPE, 1, 8, 64, backend=5)
+
+
+def test_model_choices():
+    import analysis
+    m = analysis.model_config("deepseek-r1")
+    # a sorted list's repr ("one of ['bf16', 'fp8', ...] or None"); '; got' for parts
+    with pytest.raises(fabric.SpecError, match=r"^mtp_format must be one of bf16, fp8, "
+                                               r"fp8-block128, int4-g32, nvfp4 or None, got "
+                                               r"'fp16'$"):
+        dataclasses.replace(m, mtp_format="fp16")
+    with pytest.raises(fabric.SpecError, match=r"^part must be one of attention, ffn, experts, "
+                                               r"router, head, embedding, got 'mtp'$"):
+        m.part_bytes("mtp")
