@@ -129,9 +129,7 @@ from fabric._units import (
     check_choice,
     check_count,
     check_number,
-    error_for,
     flag_of,
-    is_finite,
     kind_error,
     show_value,
     text_of,
@@ -214,13 +212,11 @@ class WeightFormat:
         text_of(self.name, "weight format name")
         for f in ("source", "math", "math_source"):
             text_of(getattr(self, f), f"weight format {show_value(self.name)}: {f}")
-        for f, lo in (("bits", 0.0), ("scale_bits", None)):
-            v = getattr(self, f)
-            if not is_finite(v) or (v <= lo if lo is not None else v < 0):
-                rule = "> 0" if lo is not None else ">= 0"
-                raise error_for(v, f"weight format {show_value(self.name)}: {f} must be a "
-                                   f"finite number {rule}, got {show_value(v)}")
-            object.__setattr__(self, f, float(v))     # np.float16 would compute as one
+        for f, strict in (("bits", True), ("scale_bits", False)):
+            # a float: np.float16 would compute as one
+            object.__setattr__(self, f, check_number(
+                f, getattr(self, f), 0, strict=strict,
+                tail=f" (weight format {show_value(self.name)})"))
         object.__setattr__(self, "group", check_count(
             self.group, "group", 1, f"an integer >= 1 (weight format {show_value(self.name)})"))
         check_math_format(self.math, f"weight format {show_value(self.name)}: math")
