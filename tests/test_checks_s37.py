@@ -152,3 +152,14 @@ def test_model_choices():
     with pytest.raises(fabric.SpecError, match=r"^part must be one of attention, ffn, experts, "
                                                r"router, head, embedding, got 'mtp'$"):
         m.part_bytes("mtp")
+
+
+def test_serving_choices_one_form():
+    import analysis
+    f = build("torus:2x2,chip=h100")
+    # serving's own _check_choice said 'got tier=x' where its neighbours said 'got x'
+    with pytest.raises(fabric.SpecError, match=r"^tier must be one of own-hyperscaler, "
+                                               r"own-neocloud, rent-3yr, got 'own'$"):
+        analysis.serving_cost(f, tier="own")
+    with pytest.raises(fabric.SpecError, match=r"^tier must be one of .*, got 'own'$"):
+        analysis.TCO["H100"].parameters("own")
