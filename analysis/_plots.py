@@ -24,7 +24,7 @@ import numpy as np
 from fabric import format_size
 from fabric._arrays import real_array
 from fabric._fabric_arg import fabric_arg
-from fabric._units import check_choice, kind_error
+from fabric._units import kind_error, show_value, text_of
 
 __all__ = [
     "palette",
@@ -642,7 +642,9 @@ def plot_collective_sweep(rows, ax=None, *, metric="time", group=("system", "alg
     (1, 'log')
     >>> plt.close(ax.figure)
     """
-    check_choice(metric, "metric", ("time", "busbw", "algbw"))
+    if text_of(metric, "metric") not in ("time", "busbw", "algbw"):     # a kind, then the set
+        raise ValueError(f"metric must be 'time', 'busbw' or 'algbw', got "
+                         f"metric={show_value(metric)}")
     rows = _check_rows(rows, ("size", metric, *group), "plot_collective_sweep")
     ax = _new_axes(ax)
     scale = 1e-6 if metric == "time" else 1e9

@@ -59,7 +59,7 @@ import scipy.sparse as sp
 from fabric import FabricError, Grid
 from fabric._arrays import traffic_values
 from fabric._fabric_arg import fabric_arg
-from fabric._units import check_choice, check_number
+from fabric._units import check_choice, check_count, check_number
 
 from ._lp_reduce import reduce_lp
 from ._schedules import NotApplicableError
@@ -154,6 +154,10 @@ def throughput(fabric, matrix, *, max_variables=None, method="auto"):
     """
     fabric = fabric_arg(fabric)
     check_choice(method, "method", ("auto", "lp", "paths", "symmetric"))
+    if max_variables is not None:
+        # checked whichever path answers: 'x' raised "'>' not supported" only on the LP path,
+        # and nan was accepted (no problem is above it)
+        max_variables = check_count(max_variables, "max_variables", 1)
     uniform = isinstance(matrix, TrafficMatrix) and matrix.data is None
     if uniform and method in ("auto", "symmetric") and _link_orbits(fabric) is not None:
         return _symmetric(fabric, matrix.fill)

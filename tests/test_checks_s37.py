@@ -87,14 +87,12 @@ def test_fabric_numbers_by_check_number():
 def test_analysis_choices_and_numbers_one_form():
     import analysis
     f = build("torus:2x2")
-    # ValueErrors with four spellings ("'auto', 'lp', 'paths' or 'symmetric'", a tuple's
-    # repr, a sorted list, "got metric=x"); now check_choice's SpecError
+    # ValueErrors with three spellings ("'auto', 'lp', 'paths' or 'symmetric'", a tuple's
+    # repr, a sorted list and "got column=x"); now check_choice's SpecError
     for call, said in (
             (lambda: analysis.throughput(f, None, method="x"),
              "method must be one of auto, lp, paths, symmetric"),
             (lambda: analysis.equalize(f, 1.0, basis="x"), "basis must be one of cost, power"),
-            (lambda: analysis.plot_collective_sweep([], metric="x"),
-             "metric must be one of time, busbw, algbw"),
             (lambda: analysis.paper_style("x"), "column must be one of single, double"),
             # "a positive finite factor, got 0" / "a positive number, got 0"
             (lambda: analysis.scale_links(f, 0),
@@ -175,6 +173,7 @@ def test_the_choice_and_number_checks_are_not_written_again():
     assert set(spelled(r"text_of\([^\n]*\) not in ")) <= {
         'fabric/_exchange.py: text_of(self.dedup, "dedup") not in ',      # ibgda's (s37)
         'analysis/_gemm.py: text_of(generation, "generation") not in ',   # audit's (s37)
+        'analysis/_plots.py: text_of(metric, "metric") not in ',          # inputs' (s37)
         # a registry's lookup by name ("unknown traffic x; known: ..."), not a choice
         'analysis/_traffic.py: text_of(name, "traffic name") not in '}
     assert set(spelled(r"is_finite\((\w+)\) (?:and|or) (?:not )?\(?\1 [<>]")) <= {
@@ -193,3 +192,13 @@ def test_the_choice_and_number_checks_are_not_written_again():
         "analysis/_moe_exchange.py: is_finite(value) and value >",
         "analysis/_moe_exchange.py: is_finite(nic_background) and nic_background >",
         "analysis/_moe_exchange.py: is_finite(kernel_gap) and kernel_gap >"}
+
+
+@pytest.mark.parametrize("bad, error", [("x", TypeError), (float("nan"), TypeError),
+                                        (0, fabric.SpecError)])
+def test_throughput_max_variables_checked(bad, error):
+    import analysis
+    # 'x' raised "'>' not supported ..." on the LP path only; nan and 0 were taken
+    f = build("torus:2x2")
+    with pytest.raises(error, match=r"^max_variables must be an integer >= 1, got "):
+        analysis.throughput(f, analysis.traffic(f, "all-to-all"), max_variables=bad)
