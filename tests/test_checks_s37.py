@@ -184,14 +184,9 @@ def test_the_choice_and_number_checks_are_not_written_again():
         "analysis/_moe_exchange.py: is_finite(p) and p >",
         # cost's read_nbytes: a size's own rule and messages (a str parsed, >= 1 byte)
         "analysis/_collectives.py: is_finite(nbytes) or nbytes <",
-        # their owners' (s37): ibgda's _exchange, moe's _decode and _moe_exchange
+        # ibgda's _exchange (s37: converted in its train-1 head)
         "fabric/_exchange.py: is_finite(v) and v >",
-        "fabric/_exchange.py: is_finite(messages) and messages >",
-        "analysis/_decode.py: is_finite(skew) and skew >",
-        "analysis/_decode.py: is_finite(tokens) and tokens >",
-        "analysis/_moe_exchange.py: is_finite(value) and value >",
-        "analysis/_moe_exchange.py: is_finite(nic_background) and nic_background >",
-        "analysis/_moe_exchange.py: is_finite(kernel_gap) and kernel_gap >"}
+        "fabric/_exchange.py: is_finite(messages) and messages >"}
 
 
 @pytest.mark.parametrize("bad, error", [("x", TypeError), (float("nan"), TypeError),
@@ -202,3 +197,12 @@ def test_throughput_max_variables_checked(bad, error):
     f = build("torus:2x2")
     with pytest.raises(error, match=r"^max_variables must be an integer >= 1, got "):
         analysis.throughput(f, analysis.traffic(f, "all-to-all"), max_variables=bad)
+
+
+def test_moe_exchange_numbers_by_check_number():
+    from analysis._moe_exchange import check_background
+    # check_background was check_number written again ("must be bytes/s >= 0, got True")
+    with pytest.raises(TypeError, match=r"^nic_background must be a finite number >= 0 bytes/s, "
+                                        r"got nic_background=True \(a bool\)$"):
+        check_background(True)
+    assert check_background(25e9) == 25e9
