@@ -581,7 +581,7 @@ def default_region(regions):
     return regions[next(iter(own.values()))] if len(own) == 1 else None
 
 
-def owned_regions(regions, kind, usable=None):
+def owned_regions(regions, kind):
     """Each owner's own region of ``kind``: ``({owner: index}, {owner: [index, ...]})``.
 
     "A chip's HBM" (the default windows' target, the symmetric heap's home) and "a host's
@@ -590,11 +590,12 @@ def owned_regions(regions, kind, usable=None):
     single-owner region of ``kind``. The second dict holds the owners of several such
     regions, none so named: they have no own region, and the callers say so
     (:func:`default_region`, the region an owner's name stands for, is built on this rule).
-    ``usable``: a flag per region, False for one to pass over (None: all).
+    A region's place does not enter the rule: one out of range is still its owner's own (the
+    default windows give it no window; region_findings reports it).
     """
     owned = {}
     for i, r in enumerate(regions):
-        if r.ways == 1 and r.kind == kind and (usable is None or usable[i]):
+        if r.ways == 1 and r.kind == kind:
             try:
                 owned.setdefault(r.owner, []).append(i)
             except TypeError:           # an unhashable owner: region_findings reports it

@@ -584,10 +584,13 @@ class DomainPlan:
     def _default_parts(self, chips):
         """Shared arrays of the default windows (module docstring), or None."""
         limits = self.limits
-        # a region out of range is reported by region_findings and takes no window
-        usable = [fits(r.base, r.end) for r in self.regions]
-        hbm, several = owned_regions(self.regions, "hbm", usable)
-        dram, several_dram = owned_regions(self.regions, "dram", usable)
+        # an owner's own region is owned_regions' one rule, as its heap and access_to take it;
+        # one out of range is reported by region_findings and takes no window (the owner's
+        # window does not move to another of its regions)
+        hbm, several = owned_regions(self.regions, "hbm")
+        dram, several_dram = owned_regions(self.regions, "dram")
+        hbm, dram = ({o: i for o, i in own.items()
+                      if fits(self.regions[i].base, self.regions[i].end)} for own in (hbm, dram))
         for table, kind, owners in ((several, "HBM", chips), (several_dram, "DRAM", self.placed)):
             for o, ix in table.items():
                 if o not in owners:

@@ -366,14 +366,11 @@ def read_system(text, path="<string>", *, build):
         fabric = build(system["topology"])
     except SpecError as e:
         raise SpecError(f"{sysw}: topology {show_value(system['topology'])}: {e}") from None
-    changes = {}
-    if sys_fields and "chip" in sys_fields:
-        changes["chip"] = sys_fields["chip"]
-    if sys_fields and "name" in sys_fields:
-        changes["name"] = sys_fields["name"]
     try:
-        if changes:
-            fabric = fabric.replace(**changes)
+        if sys_fields and "chip" in sys_fields:     # its figures replace the old chip's
+            fabric = fabric.with_chip(sys_fields["chip"])
+        if sys_fields and "name" in sys_fields:
+            fabric = fabric.replace(name=sys_fields["name"])
     except SpecError as e:
         raise SpecError(f"{sysw}: {e}") from None
 
