@@ -50,6 +50,7 @@ from ._units import (
     KiB,
     MiB,
     TiB,
+    check_choice,
     check_count,
     format_address,
     format_size,
@@ -832,8 +833,7 @@ class AddressMap:
         >>> loc.owner.tolist(), loc.offset.tolist(), loc.mapped.tolist()
         ([0, 1, -1], [1, 1, -1], [True, True, False])
         """
-        if unmapped not in ("raise", "mask"):
-            raise ValueError(f"unmapped must be 'raise' or 'mask', got {show_value(unmapped)}")
+        check_choice(unmapped, "unmapped", ("raise", "mask"))
         a = as_address_array(addresses, self.width, AddressMapError)
         shape = a.shape
         a = a.ravel()

@@ -88,6 +88,7 @@ from ._errors import AddressMapError, NodeError, TranslationError
 from ._params import Parameter
 from ._units import (
     MiB,
+    check_choice,
     check_count,
     format_address,
     format_size,
@@ -927,8 +928,7 @@ class WindowIndex:
 
 
 def _check_op(op):
-    if op not in ("read", "write"):
-        raise ValueError(f"op must be 'read' or 'write', got op={show_value(op)}")
+    check_choice(op, "op", ("read", "write"))
 
 
 class HostDomain:
@@ -1108,8 +1108,7 @@ class HostDomain:
         first failing address and the count; ``"mask"`` returns ``ok`` False there.
         """
         _check_op(op)
-        if unmapped not in ("raise", "mask"):
-            raise ValueError(f"unmapped must be 'raise' or 'mask', got {show_value(unmapped)}")
+        check_choice(unmapped, "unmapped", ("raise", "mask"))
         a = as_address_array(local_addresses, self.width, TranslationError, "local address")
         shape = a.shape
         a = a.ravel()

@@ -211,6 +211,7 @@ from ._routing_engine import (
 from ._routing_uniform import link_orbits, orbit_loads
 from ._structure import Clos, Dragonfly, Grid, Switched
 from ._units import (
+    check_choice,
     check_count,
     check_number,
     is_finite,
@@ -219,7 +220,6 @@ from ._units import (
     kind_error,
     sequence_of,
     show_value,
-    text_of,
 )
 
 __all__ = ["ECMP_MODES", "POLICIES", "Router", "route", "route_many"]
@@ -324,12 +324,8 @@ class Router:
             ecmp = default_ecmp(fabric)
         # a choice: its kind first (a numpy array raised numpy's 'truth value ... is
         # ambiguous', 5 was 'must be one of'), then its set
-        if text_of(policy, "policy") not in POLICIES:
-            raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got "
-                             f"{show_value(policy)}")
-        if text_of(ecmp, "ecmp") not in ECMP_MODES:
-            raise ValueError(f"ecmp must be one of {', '.join(ECMP_MODES)}, got "
-                             f"{show_value(ecmp)}")
+        check_choice(policy, "policy", POLICIES)
+        check_choice(ecmp, "ecmp", ECMP_MODES)
         if policy == "dimension-order" and ecmp == "weighted":
             raise ValueError("ecmp='weighted' is not modelled for dimension-order routing "
                              "(its ties are the two ways round a ring); use 'all' or 'hash'")

@@ -72,6 +72,7 @@ from ._errors import SpecError
 from ._fabric_arg import fabric_arg
 from ._params import Parameter
 from ._units import (
+    check_choice,
     error_for,
     is_finite,
     is_int,
@@ -266,9 +267,7 @@ class Runtime:
         text_of(self.name, "runtime name")
         text_of(self.description, f"runtime {show_value(self.name)}: description")
         text_of(self.version, f"runtime {show_value(self.name)}: version")
-        if text_of(self.kind, f"runtime {show_value(self.name)}: kind") not in RUNTIME_KINDS:
-            raise SpecError(f"runtime {show_value(self.name)}: kind must be one of "
-                            f"{RUNTIME_KINDS}, got {show_value(self.kind)}")
+        check_choice(self.kind, f"runtime {show_value(self.name)}: kind", RUNTIME_KINDS)
         if self.kind == "library" and not self.split:
             raise SpecError(f"runtime {show_value(self.name)}: a library runtime needs its "
                             "channel-split table (split, with its 'rule')")
