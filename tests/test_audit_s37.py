@@ -1,0 +1,22 @@
+"""Session 37 (audit): one concept in one place, and answers that were silently wrong."""
+import re
+
+import pytest
+
+import fabric
+
+
+def test_a_set_inside_a_sequence_is_shown_sorted():
+    """show_value sorted a set's items only when the set was the value shown: a set inside a
+    tuple or a list was quoted in its hashes' order, so the same call's message read
+    differently from one PYTHONHASHSEED to the next (Determinism)."""
+    import topologies
+    from fabric._units import show_value
+    names = {f"chip{i}" for i in range(1, 8)}
+    want = "{" + ", ".join(repr(n) for n in sorted(names)) + "}"
+    assert show_value([("a", names)]) == f"[('a', {want})]"
+    assert show_value({"k": (names,)}) == f"{{'k': ({want},)}}"
+    few = {"chip3", "chip1", "chip9", "chip7", "chip5"}
+    with pytest.raises(fabric.NodeError, match=re.escape(
+            "cannot fail link ('chip0', {'chip1', 'chip3', 'chip5', 'chip7', 'chip9'})")):
+        topologies.build("torus:4x4").without(links=[("chip0", few)])
