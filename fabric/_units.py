@@ -692,6 +692,27 @@ def text_of(value, what, *, optional=False):
     raise kind_error(value, what, f"a str{' or None' if optional else ''}")
 
 
+def int_of(value, what, *, optional=False):
+    """``value`` as a Python int where an integer is due (:func:`is_int`: numpy's too, not a
+    bool), else a TypeError naming ``what`` (:func:`kind_error`); ``optional``: None passes
+    too. The kind check of a record's integer field, :func:`text_of`'s twin; a range is the
+    record's checker's (:func:`check_count` checks the kind and a range at once).
+
+    >>> import numpy as np
+    >>> int_of(np.int64(4096), "Region size"), int_of(None, "page_size", optional=True)
+    (4096, None)
+    >>> int_of(1.5, "Window local_base")
+    Traceback (most recent call last):
+    ...
+    TypeError: Window local_base must be an int, got 1.5 (a float)
+    """
+    if is_int(value):
+        return int(value)
+    if optional and value is None:
+        return None
+    raise kind_error(value, what, f"an int{' or None' if optional else ''}")
+
+
 def is_int(x):
     """True for Python's and numpy's integers (numpy's by its module's name: this module does
     not import numpy), False for a bool, Python's or numpy's (a flag is not a count), and for

@@ -20,3 +20,18 @@ def test_a_set_inside_a_sequence_is_shown_sorted():
     with pytest.raises(fabric.NodeError, match=re.escape(
             "cannot fail link ('chip0', {'chip1', 'chip3', 'chip5', 'chip7', 'chip9'})")):
         topologies.build("torus:4x4").without(links=[("chip0", few)])
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: fabric.Window("host0", 1.5), "Window local_base must be an int, got 1.5 (a float)"),
+    (lambda: fabric.Window("host0", 0, size="4KiB"),
+     "Window size must be an int or None, got '4KiB' (a str)"),
+    (lambda: fabric.Region(0, 4096, "chip0", granularity=2.5),
+     "Region granularity must be an int or None, got 2.5 (a float)"),
+], ids=["window-int", "window-optional", "region-optional"])
+def test_an_int_field_of_the_wrong_kind_is_refused_by_one_check(make, message):
+    """A record's integer field of the wrong kind had three spellings: Window's hand-written
+    one ("got local_base=1.5"), Region's and SymmetricHeap's kind_error (an optional field
+    read "must be an int" though None passes). Now fabric._units.int_of, text_of's twin."""
+    with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+        make()
