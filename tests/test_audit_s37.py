@@ -49,3 +49,16 @@ def test_a_chips_generation_and_the_gemm_tables_share_one_check():
         dataclasses.replace(fabric.chip_spec("h100"), generation="hoper")
     with pytest.raises(fabric.SpecError, match=f"^{rule}$"):
         analysis.gemm_compute_efficiency("hoper", "fp8", "dense")
+
+
+def test_the_documented_thinned_bundle_figures():
+    """A pin of the figures fabric/_routing.py, without's docstring and the README quote: the
+    weighted split is per hop, so a bundle thinned to 1 of 5 lanes drains slower than the
+    link failed outright (lead's decision, session 37: the rule kept, its consequence said)."""
+    import topologies
+    from analysis import link_loads, traffic
+    f = topologies.build("dgx-h100")
+    e = ("chip0", "sw0")
+    us = [round(link_loads(g, traffic(g, "all-to-all", 1e6)).drain_time * 1e6, 1)
+          for g in (f, f.without(lanes=[e] * 4), f.without(links=[e]))]
+    assert us == [15.6, 77.8, 21.5]
