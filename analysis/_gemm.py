@@ -61,8 +61,8 @@ True
 
 import itertools
 
-from fabric import ChipSpec, Parameter, SpecError, chip_spec
-from fabric._chips import check_generation, check_math_format
+from fabric import GENERATIONS, ChipSpec, Parameter, SpecError, chip_spec
+from fabric._chips import check_math_format
 from fabric._units import error_for, is_finite, show_value, text_of
 
 from ._gemm_measured import lower_envelope
@@ -151,7 +151,9 @@ GEMM_COMPUTE_EFFICIENCY = {("hopper", "fp8", kind): _deepgemm(kind) for kind in 
 def _check_format(generation, math):
     """Refuse a ``generation`` or math format the GEMM tables do not know, by name (a
     misspelt one is an error, not "none published")."""
-    check_generation(generation)
+    if generation is not None and text_of(generation, "generation") not in GENERATIONS:
+        raise SpecError(f"generation must be one of {GENERATIONS} or None, got "
+                        f"{show_value(generation)}")
     check_math_format(math)
 
 

@@ -143,23 +143,6 @@ def check_math_format(value, what="math format"):
     return value
 
 
-def check_generation(value, what="generation"):
-    """``value`` where a GPU generation is due (one of :data:`GENERATIONS`, or None: none
-    stated), else a TypeError (not a str) or a SpecError (another name) naming ``what``: the
-    one check of a generation (a chip's and the GEMM tables' each spelt their own).
-
-    >>> check_generation("hopper"), check_generation(None)
-    ('hopper', None)
-    >>> check_generation("hoper")
-    Traceback (most recent call last):
-    ...
-    fabric.SpecError: generation must be one of ('hopper', 'blackwell') or None, got 'hoper'
-    """
-    if text_of(value, what, optional=True) is not None and value not in GENERATIONS:
-        raise SpecError(f"{what} must be one of {GENERATIONS} or None, got {show_value(value)}")
-    return value
-
-
 #: The reduction bound used for every preset: bytes reduced per byte of HBM traffic.
 REDUCE_RATE_NOTE = "HBM bandwidth / 3: a reduction reads two operands and writes one (assumption)"
 
@@ -252,7 +235,10 @@ class ChipSpec:
                            tuple((f, flops[f]) for f in MATH_FORMATS if f in flops))
         object.__setattr__(self, "grace_gpus", check_count(
             self.grace_gpus, "grace_gpus", 0, f"an integer >= 0 (chip {self.name!r})"))
-        check_generation(self.generation, f"chip {self.name!r}: generation")
+        if text_of(self.generation, f"chip {self.name!r}: generation", optional=True) \
+                is not None and self.generation not in GENERATIONS:
+            raise SpecError(f"chip {self.name!r}: generation must be 'hopper', 'blackwell' or "
+                            f"None, got {self.generation!r}")
 
     def peak(self, fmt):
         """Dense tensor-core FLOP/s of math format ``fmt``, or ``None`` if the chip has no

@@ -37,20 +37,6 @@ def test_an_int_field_of_the_wrong_kind_is_refused_by_one_check(make, message):
         make()
 
 
-def test_a_chips_generation_and_the_gemm_tables_share_one_check():
-    """A GPU generation was checked twice, each spelling its own rule (ChipSpec: "must be
-    'hopper', 'blackwell' or None", the GEMM tables: "must be one of (...) or None"); now
-    fabric._chips.check_generation."""
-    import dataclasses
-
-    import analysis
-    rule = re.escape("generation must be one of ('hopper', 'blackwell') or None, got 'hoper'")
-    with pytest.raises(fabric.SpecError, match=f"^chip 'h100': {rule}$"):
-        dataclasses.replace(fabric.chip_spec("h100"), generation="hoper")
-    with pytest.raises(fabric.SpecError, match=f"^{rule}$"):
-        analysis.gemm_compute_efficiency("hoper", "fp8", "dense")
-
-
 def test_the_documented_thinned_bundle_figures():
     """A pin of the figures fabric/_routing.py, without's docstring and the README quote: the
     weighted split is per hop, so a bundle thinned to 1 of 5 lanes drains slower than the
