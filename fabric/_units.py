@@ -692,6 +692,22 @@ def text_of(value, what, *, optional=False):
     raise kind_error(value, what, f"a str{' or None' if optional else ''}")
 
 
+def is_int(x):
+    """True for Python's and numpy's integers (numpy's by its module's name: this module does
+    not import numpy), False for a bool, Python's or numpy's (a flag is not a count), and for
+    any other :class:`numbers.Integral`, which the packages would hand on to numpy and
+    arithmetic they were not written for (refused where it is checked, by name): the one int
+    test of the packages.
+
+    >>> import numpy as np
+    >>> [is_int(x) for x in (3, np.int64(3), np.uint8(0), True, np.True_, 3.0, "3", None)]
+    [True, True, True, False, False, False, False, False]
+    """
+    if isinstance(x, int):          # the common case first: this is asked per element
+        return not isinstance(x, bool)
+    return type(x).__module__ == "numpy" and isinstance(x, numbers.Integral)
+
+
 def int_of(value, what, *, optional=False):
     """``value`` as a Python int where an integer is due (:func:`is_int`: numpy's too, not a
     bool), else a TypeError naming ``what`` (:func:`kind_error`); ``optional``: None passes
@@ -711,22 +727,6 @@ def int_of(value, what, *, optional=False):
     if optional and value is None:
         return None
     raise kind_error(value, what, f"an int{' or None' if optional else ''}")
-
-
-def is_int(x):
-    """True for Python's and numpy's integers (numpy's by its module's name: this module does
-    not import numpy), False for a bool, Python's or numpy's (a flag is not a count), and for
-    any other :class:`numbers.Integral`, which the packages would hand on to numpy and
-    arithmetic they were not written for (refused where it is checked, by name): the one int
-    test of the packages.
-
-    >>> import numpy as np
-    >>> [is_int(x) for x in (3, np.int64(3), np.uint8(0), True, np.True_, 3.0, "3", None)]
-    [True, True, True, False, False, False, False, False]
-    """
-    if isinstance(x, int):          # the common case first: this is asked per element
-        return not isinstance(x, bool)
-    return type(x).__module__ == "numpy" and isinstance(x, numbers.Integral)
 
 
 def check_count(value, name, minimum=0, rule=None, *, below=None, error=SpecError):
