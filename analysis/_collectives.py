@@ -1793,7 +1793,7 @@ def resolved_runtime_name(name):
     return used if used == str(name).strip().lower() else f"{used} (for {name})"
 
 
-def cost_sizes(fabric, op, sizes, algorithm="auto", runtime="nccl", ranks=None, transport=None,
+def cost_sizes(fabric, op, sizes, algorithm="auto", runtime=None, ranks=None, transport=None,
                *, overlap=True, ops_per_launch=1, devices_per_process=1, iterations=20,
                blocking=False):
     """:func:`cost` at many sizes; the routing work is done once and shared.

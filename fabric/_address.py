@@ -54,6 +54,7 @@ from ._units import (
     check_count,
     format_address,
     format_size,
+    int_of,
     is_bool,
     is_float,
     is_int,
@@ -421,10 +422,7 @@ class Region:
 
     def __post_init__(self):
         for key in ("base", "size"):
-            value = getattr(self, key)
-            if not is_int(value):
-                raise kind_error(value, f"Region {key}", "an int")
-            object.__setattr__(self, key, int(value))
+            object.__setattr__(self, key, int_of(getattr(self, key), f"Region {key}"))
         if isinstance(self.owner, (list, tuple)):
             owners = tuple(self.owner)
             object.__setattr__(self, "owner", owners[0] if len(owners) == 1 else owners)
@@ -435,10 +433,8 @@ class Region:
                 raise kind_error(o, "Region owner", "a node or host name") from None
         for key in ("kind", "permissions", "name"):
             text_of(getattr(self, key), f"Region {key}", optional=key == "name")
-        if self.granularity is not None and not is_int(self.granularity):
-            raise kind_error(self.granularity, "Region granularity", "an int")
-        if self.granularity is not None:
-            object.__setattr__(self, "granularity", int(self.granularity))
+        object.__setattr__(self, "granularity",
+                           int_of(self.granularity, "Region granularity", optional=True))
         if self.name is None:
             label = "+".join(map(str, self.owners)) if self.ways > 1 else str(self.owner)
             object.__setattr__(self, "name", f"{label}.{self.kind}")

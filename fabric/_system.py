@@ -109,8 +109,8 @@ class System:
 
     @property
     def plan(self):
-        """The address plan."""
-        return self.fabric.address_plan
+        """The address plan in force (the fabric's :attr:`~fabric.Fabric.plan`)."""
+        return self.fabric.plan
 
 
 _TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
