@@ -103,3 +103,36 @@ def test_parse_sizes_zero_is_a_flag():
 def test_applicable_algorithms_names_its_own_traffic_argument(op, traffic, match):
     with pytest.raises(SpecError, match=match):
         analysis.applicable_algorithms(built("dgx-h100"), op, traffic=traffic)
+
+
+# -- plots: a mapping of curves (OLDER-B-13) --------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [[1e-6, 2e-6], np.ones(3), None], ids=["list", "array", "None"])
+@pytest.mark.parametrize("plot, name", [(analysis.plot_latency_cdf, "samples"),
+                                        (analysis.plot_link_utilization, "utilization")],
+                         ids=["latency-cdf", "link-utilization"])
+def test_a_plot_of_curves_takes_a_mapping(plot, name, value):
+    with pytest.raises(TypeError, match=rf"^{name} must be a mapping of label -> "):
+        plot(value)
+
+
+# -- Progress (OLDER-B-18) --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"width": 2.5}, TypeError, r"^width must be an integer >= 1, got width=2\.5"),
+    ({"width": "x"}, TypeError, r"^width must be an integer >= 1"),
+    ({"min_interval": "x"}, TypeError, r"^min_interval must be a finite number >= 0 seconds"),
+    ({"min_interval": -1}, SpecError, r"^min_interval must be a finite number >= 0 seconds"),
+    ({"live_interval": float("nan")}, SpecError, r"^live_interval must be a finite number > 0"),
+    ({"live_interval": 0}, SpecError, r"^live_interval must be a finite number > 0"),
+    ({"enabled": "no"}, TypeError, r"^enabled must be True, False or None, got 'no'"),
+    ({"quiet": 1}, TypeError, r"^quiet must be True or False, got 1"),
+    ({"live": None}, TypeError, r"^live must be True or False, got None"),
+    ({"desc": 5}, TypeError, r"^desc must be a str, got 5"),
+], ids=["width-float", "width-str", "min-str", "min-negative", "live-nan", "live-0",
+        "enabled-str", "quiet-int", "live-None", "desc-int"])
+def test_progress_checks_every_argument(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        analysis.Progress(3, **kwargs)
