@@ -9,7 +9,8 @@ misspelt router_limit family limited nothing; build_report(sections='structure')
 parse_sizes refused a bare np.int64(4096) it read in a list, and took zero='yes' by its truth;
 applicable_algorithms named cost's 'nbytes' and dropped a traffic matrix given for another
 operation; plot_latency_cdf of a list raised AttributeError; Progress(width=2.5) failed at its
-first draw and enabled='no' drew the bar.
+first draw and enabled='no' drew the bar; decode_step's kernel_floors and serving's speculative
+settings quoted a 5,000-character value whole (OLDER-B-14: show_value).
 """
 
 import numpy as np
@@ -136,3 +137,19 @@ def test_a_plot_of_curves_takes_a_mapping(plot, name, value):
 def test_progress_checks_every_argument(kwargs, error, match):
     with pytest.raises(error, match=match):
         analysis.Progress(3, **kwargs)
+
+
+# -- a long value quoted shortened (OLDER-B-14) -----------------------------------------------
+
+
+@pytest.mark.parametrize("call", [
+    lambda f: analysis.decode_step("deepseek-v3", f, batch=1, context=4,
+                                   kernel_floors={"x" * 5000: 1e-6}),
+    lambda f: analysis.serving_frontier("deepseek-v3", f, isl=1000, osl=100, batches=(4,),
+                                        layouts=["tp=8"], speculative=(["x" * 5000],)),
+], ids=["kernel-floors", "speculative"])
+def test_a_long_value_is_quoted_shortened(call):
+    # show_value's rule: both quoted the value whole (5,068 and 5,158 characters)
+    with pytest.raises(SpecError, match=r"\(500\d characters\)") as info:
+        call(built("hgx-h200"))
+    assert len(str(info.value)) < 300, len(str(info.value))
