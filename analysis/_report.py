@@ -39,7 +39,7 @@ from pathlib import Path
 
 from fabric import SpecError
 from fabric._system import file_name
-from fabric._units import kind_error, sequence_of, show_value, text_of
+from fabric._units import kind_error, show_value
 
 from ._report_decode import decode_section
 from ._report_fair import (
@@ -119,6 +119,8 @@ _README_SECTIONS = ("latency", "collectives", "symmetric", "utilization", "topol
 
 
 def _build_fabrics(systems):
+    from fabric._units import sequence_of
+
     if isinstance(systems, str):
         systems = [systems]
     # a sequence (a set's order is its hashes': the report's order would follow them), each
@@ -184,6 +186,8 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
     >>> r.findings[0].split(";")[0]
     'torus:2x2 reaches any chip from any other in at most 2 hops (1.33 on average)'
     """
+    from fabric._units import sequence_of, text_of
+
     sections = [text_of(s, f"sections[{i}]")      # not 'structure' read letter by letter
                 for i, s in enumerate(sequence_of(sections, "sections", "section names"))]
     unknown = [s for s in sections if s not in SECTIONS]
