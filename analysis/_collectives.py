@@ -718,7 +718,7 @@ def applicable_algorithms(fabric, op, ranks=None, transport=None, traffic=None):
     transport : str, optional
         ``"loadstore"``, ``"rdma"`` or None (the fabric's native one).
     traffic : array-like, optional
-        An all-to-allv's bytes matrix, for that operation.
+        An all-to-allv's bytes matrix: required for that operation, refused for another.
 
     Returns
     -------
@@ -737,7 +737,12 @@ def applicable_algorithms(fabric, op, ranks=None, transport=None, traffic=None):
     nodes, idx = resolve_ranks(fabric, ranks)
     tr = _transport_spec(transport)
     _check_carry(fabric, tr, idx)
-    M = _traffic_arg(op, traffic, len(nodes))
+    p = len(nodes)
+    if (op == "all-to-allv") != (traffic is not None):   # not read as nbytes', nor dropped
+        raise SpecError(f"all-to-allv needs traffic= (a traffic matrix, bytes, {p} x {p})"
+                        if traffic is None else
+                        f"traffic= is an all-to-allv's matrix; {op} takes none")
+    M = _traffic_arg(op, traffic, p, "traffic")
     if M is not None:
         if _is_empty(op, traffic, M):
             raise ValueError("the traffic matrix moves no bytes between distinct ranks")
@@ -790,18 +795,18 @@ def _empty_cost(fabric, op, p, rt, total=0.0):
                           candidates=(("none", why),), runtime=rt.name)
 
 
-def _traffic_arg(op, nbytes, p):
-    """An all-to-allv's traffic matrix ``nbytes``, checked (:func:`analysis._traffic.
-    traffic_values`: numbers, ``p x p``, finite, >= 0; None for another op). Its total is
-    checked by :func:`cost` once it knows whether the matrix moves a byte between ranks
-    (:func:`_is_empty`)."""
+def _traffic_arg(op, nbytes, p, name="nbytes"):
+    """An all-to-allv's traffic matrix ``nbytes``, checked (:func:`fabric._arrays.
+    traffic_values`: numbers, ``p x p``, finite, >= 0; None for another op), its messages
+    naming the caller's parameter ``name``. Its total is checked by :func:`cost` once it
+    knows whether the matrix moves a byte between ranks (:func:`_is_empty`)."""
     if op != "all-to-allv":
         return None
     # before the total: a matrix of the wrong shape and no bytes was divided by 0, and an
     # all-negative matrix divided by its (negative) total would pass for a valid one
     return traffic_values(nbytes, p,
-                          f"all-to-allv takes a traffic matrix (bytes, {p} x {p}) as nbytes",
-                          "nbytes")
+                          f"all-to-allv takes a traffic matrix (bytes, {p} x {p}) as {name}",
+                          name)
 
 
 def _traffic_total(M):

@@ -3471,9 +3471,9 @@ def _check_floors(kernel_floors):
     out = []
     for cls, val in sorted(kernel_floors.items()):
         if cls not in classes:
-            raise SpecError(f"kernel_floors: unknown kernel class {cls!r}; classes: "
+            raise SpecError(f"kernel_floors: unknown kernel class {show_value(cls)}; classes: "
                             f"{sorted(classes)}")
-        check_number(f"kernel_floors[{cls!r}]", val, 0, " seconds")
+        check_number(f"kernel_floors[{show_value(cls)}]", val, 0, " seconds")
         extra = max(0.0, float(val) - EMPTY_KERNEL_TIME.value)
         if extra > 0:
             out.append((cls, extra))

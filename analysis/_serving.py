@@ -1909,7 +1909,7 @@ def _speculative_setting(setting):
         k, a = setting
     except (TypeError, ValueError):
         raise SpecError(f"a speculative setting is a (draft_length, acceptance) pair, got "
-                        f"{setting!r}") from None
+                        f"{show_value(setting)}") from None
     k, a = check_count(k, "draft_length", 0), check_fraction("acceptance", a, 0, 1)
     expected_accepted_tokens(k, a)                   # validates the ranges
     return k, a
