@@ -211,15 +211,14 @@ def runtime_text(collective, runtime=None):
     'runtime ideal'
     """
     from ._collectives import default_runtime, resolved_runtime_name
+    from ._engine_allreduce import ENGINE_ALL_REDUCES
 
     if runtime:
         return f"runtime {resolved_runtime_name(runtime)}"
     if collective == "analysis.cost":
         return f"runtime {default_runtime()}"
-    what = {"analysis.vllm_all_reduce": "vLLM's own dispatch (analysis.vllm_all_reduce)",
-            "analysis.trtllm_all_reduce": "TensorRT-LLM's measured op "
-                                          "(analysis.trtllm_all_reduce)"}.get(collective,
-                                                                              collective)
+    what = (ENGINE_ALL_REDUCES[collective].phrase if collective in ENGINE_ALL_REDUCES
+            else collective)
     return f"TP all-reduces by {what}, other collectives runtime {default_runtime()}"
 
 

@@ -3889,8 +3889,8 @@ def collective_holds_starts(collective=None, runtime=None):
     through :func:`analysis.cost` at its default runtime). A caller's own ``collective`` function is not known to hold the start:
     its kernels keep their boundaries. The one test behind :func:`_held_starts` (decode
     steps, their two-batch windows) and :func:`analysis.prefill_time` (prompt passes)."""
-    from ._engine_allreduce import trtllm_all_reduce, vllm_all_reduce
-    if collective is vllm_all_reduce or collective is trtllm_all_reduce:
+    from ._engine_allreduce import engine_all_reduce_label
+    if engine_all_reduce_label(collective) is not None:
         return True
     if collective is not None and collective is not _default_collective:
         return False
@@ -4473,26 +4473,33 @@ def _breakdown(layers, head):
         kernel_floor=sum(x.kernel_floor for x in layers) + head.kernel_floor)
 
 
+def collective_label(fn):
+    """How output names the collective cost function ``fn`` a step is priced with (one
+    label for a step's parameter table and the CLI headers): ``analysis.cost``, an engine's
+    own all-reduce (``ENGINE_ALL_REDUCES``, :func:`engine_collective`), or a caller's
+    function by its own name.
+
+    >>> from fabric import chip_spec
+    >>> [collective_label(engine_collective(e, chip_spec("h200"))) for e in ("trtllm", None)]
+    ['analysis.trtllm_all_reduce', 'analysis.cost']
+    >>> collective_label(len)
+    'len'
+    """
+    from ._engine_allreduce import engine_all_reduce_label
+
+    if fn is _default_collective:
+        return "analysis.cost"
+    return engine_all_reduce_label(fn) or getattr(fn, "__name__", type(fn).__name__)
+
+
 def _collective_parameter(fn):
     """Which collective cost function priced the step (:func:`engine_collective`)."""
-    name = getattr(fn, "__name__", type(fn).__name__)
-    source = {"_default_collective": "analysis.cost, the collectives model (decode_step's "
-                                     "default)",
-              "vllm_all_reduce": "vLLM's per-size TP all-reduce dispatch at vLLM's defaults "
-                                 "(analysis.vllm_all_reduce; -O2 fuse_allreduce_rms on SM90/"
-                                 "SM100, vllm-project/vllm vllm/config/vllm.py; docs/sources.md "
-                                 "s.8): decode_step's default for engine='vllm' on Hopper and "
-                                 "Blackwell, or the caller's",
-              "trtllm_all_reduce": "TensorRT-LLM 1.2.0rc5's own all-reduce op as measured "
-                                   "(analysis.trtllm_all_reduce, TRTLLM_ALLREDUCE_BF16: "
-                                   "ai-dynamo/aiconfigurator 095f58a5 b200_sxm / h200_sxm "
-                                   "comm/trtllm/1.2.0rc5/custom_allreduce_perf.parquet), "
-                                   "other collectives analysis.cost: decode_step's default "
-                                   "for engine='trtllm' on B200 and H200, or the "
-                                   "caller's"}.get(name, "user")
-    label = {"_default_collective": "analysis.cost",
-             "vllm_all_reduce": "analysis.vllm_all_reduce",
-             "trtllm_all_reduce": "analysis.trtllm_all_reduce"}.get(name, name)
+    from ._engine_allreduce import ENGINE_ALL_REDUCES
+
+    label = collective_label(fn)
+    source = ("analysis.cost, the collectives model (decode_step's default)"
+              if fn is _default_collective else
+              ENGINE_ALL_REDUCES[label].source if label in ENGINE_ALL_REDUCES else "user")
     return Parameter("decode.collective", label, "", source)
 
 

@@ -52,6 +52,7 @@ one B200 and one H200 node): ``decode_step(engine="trtllm")``'s default on those
 """
 
 import functools
+from typing import NamedTuple
 
 import numpy as np
 
@@ -437,3 +438,41 @@ def trtllm_all_reduce(fabric, op, nbytes, *, algorithm="auto", ranks=None, trans
     scale = own.time / t
     return dataclasses.replace(own, time=t, algbw=own.algbw * scale, busbw=own.busbw * scale,
                                algorithm="trtllm measured", candidates=())
+
+
+class EngineAllReduce(NamedTuple):
+    """An engine's own TP all-reduce :func:`analysis.engine_collective` may choose."""
+
+    function: object
+    phrase: str         # how a CLI header says what prices the TP all-reduces
+    source: str         # the source a step's parameter table gives
+
+
+#: The engines' own all-reduces (:func:`analysis.engine_collective`'s choices beside
+#: ``analysis.cost``), by the label output names them by: the one list a step's parameter
+#: table, the CLI headers and ``collective_holds_starts`` read.
+ENGINE_ALL_REDUCES = {
+    "analysis.vllm_all_reduce": EngineAllReduce(
+        function=vllm_all_reduce, phrase="vLLM's own dispatch (analysis.vllm_all_reduce)",
+        source=("vLLM's per-size TP all-reduce dispatch at vLLM's defaults "
+                "(analysis.vllm_all_reduce; -O2 fuse_allreduce_rms on SM90/SM100, "
+                "vllm-project/vllm vllm/config/vllm.py; docs/sources.md s.8): decode_step's "
+                "default for engine='vllm' on Hopper and Blackwell, or the caller's")),
+    "analysis.trtllm_all_reduce": EngineAllReduce(
+        function=trtllm_all_reduce,
+        phrase="TensorRT-LLM's measured op (analysis.trtllm_all_reduce)",
+        source=("TensorRT-LLM 1.2.0rc5's own all-reduce op as measured "
+                "(analysis.trtllm_all_reduce, TRTLLM_ALLREDUCE_BF16: ai-dynamo/aiconfigurator "
+                "095f58a5 b200_sxm / h200_sxm comm/trtllm/1.2.0rc5/custom_allreduce_perf."
+                "parquet), other collectives analysis.cost: decode_step's default for "
+                "engine='trtllm' on B200 and H200, or the caller's")),
+}
+
+
+def engine_all_reduce_label(fn):
+    """The label of :data:`ENGINE_ALL_REDUCES` whose function ``fn`` is, else None.
+
+    >>> engine_all_reduce_label(trtllm_all_reduce), engine_all_reduce_label(len)
+    ('analysis.trtllm_all_reduce', None)
+    """
+    return next((label for label, e in ENGINE_ALL_REDUCES.items() if e.function is fn), None)

@@ -28,3 +28,36 @@ def test_report_settings_price_collectives_under_the_runtime_the_report_states()
                                   runtime=default_runtime())
     assert step.time == stated.time
 
+
+def test_one_collective_label_for_the_step_and_the_cli():
+    # serve's header named the collective by re-deriving decode_step's label, and the
+    # engines' own all-reduces were listed in five places (older-b's finding 7): one table
+    from analysis._cli_decode import runtime_text
+    from analysis._decode import (
+        collective_holds_starts,
+        collective_label,
+        engine_collective,
+        fabric_chip,
+    )
+    from analysis._engine_allreduce import ENGINE_ALL_REDUCES
+
+    f = report_fabric("hgx-h200")
+    assert [collective_label(engine_collective(e, fabric_chip(f), fabric=f))
+            for e in ("trtllm", "vllm", "sglang")] == \
+        ["analysis.trtllm_all_reduce", "analysis.vllm_all_reduce", "analysis.cost"]
+    for label, e in ENGINE_ALL_REDUCES.items():
+        assert collective_label(e.function) == label and collective_holds_starts(e.function)
+        assert e.phrase in runtime_text(label)
+    assert collective_label(analysis.cost) == "cost"      # a caller's function: its name
+
+
+def test_a_callers_function_of_an_engine_ops_name_is_not_taken_for_it():
+    # the label was read off __name__: a caller's own function called trtllm_all_reduce
+    # was recorded as TensorRT-LLM's measured op with that op's source
+    from analysis._decode import _collective_parameter
+
+    def trtllm_all_reduce(*args, **kw):
+        return analysis.cost(*args, **kw)
+
+    p = _collective_parameter(trtllm_all_reduce)
+    assert (p.value, p.source) == ("trtllm_all_reduce", "user")
