@@ -149,6 +149,7 @@ from fabric._fabric_arg import fabric_arg
 from fabric._memo import fabric_memo
 from fabric._runtime import release_on
 from fabric._schema import MAX_BYTES
+from fabric._transport import transport_arg
 from fabric._units import (
     check_count,
     check_fraction,
@@ -2233,7 +2234,8 @@ class DecodeStep:
     model, system, chip : str
     batch, context, tokens_per_sequence : int
     layout : Layout
-    transport : str or None
+    transport : str, fabric.Transport or None
+        As asked (``"native"`` recorded as None).
     layers : tuple of LayerTime
         One per layer, in order (dense layers first).
     head : HeadTime
@@ -2509,10 +2511,11 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     tokens_per_sequence : int
         Tokens each sequence processes in this step (1 for decode, ``k+1`` to
         verify ``k`` drafted tokens).
-    transport : str or None
-        ``"loadstore"`` or ``"rdma"`` for every collective; ``None`` lets the
-        collectives model choose per step (load/store inside a load/store domain,
-        RDMA across NICs). An ``ep_kernel`` other than ``"all-to-allv"`` chooses
+    transport : str, fabric.Transport or None
+        ``"loadstore"`` or ``"rdma"`` (or a :class:`fabric.Transport`) for every
+        collective; ``None`` or ``"native"`` lets the collectives model choose per step
+        (load/store inside a load/store domain, RDMA across NICs): the one check,
+        ``fabric._transport.transport_arg``, that :func:`analysis.cost` applies. An ``ep_kernel`` other than ``"all-to-allv"`` chooses
         its own paths (see :func:`analysis.moe_exchange`).
     algorithm : str or dict
         Collective algorithm, passed to the collectives model (``"auto"``: the
@@ -3333,9 +3336,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     if kern is not None and skew:
         raise SpecError(f"ep_kernel={kern.name!r} is costed under uniform routing; skew="
                         f"{skew} needs ep_kernel=None (the collectives model's all-to-allv)")
-    if transport not in (None, "loadstore", "rdma"):
-        raise SpecError(f"transport must be 'loadstore', 'rdma' or None, got "
-                        f"{show_value(transport)}")
+    transport = transport_arg(transport)
     lay = parse_layout(layout, fabric.n_endpoints)
     if expert_balance is not None:
         expert_balance = check_fraction("expert_balance", expert_balance, 0.0, 1.0,

@@ -61,3 +61,31 @@ def test_a_callers_function_of_an_engine_ops_name_is_not_taken_for_it():
 
     p = _collective_parameter(trtllm_all_reduce)
     assert (p.value, p.source) == ("trtllm_all_reduce", "user")
+
+
+def test_one_transport_check_for_cost_decode_step_and_the_exchange():
+    # decode_step and moe_exchange each wrote 'transport must be loadstore, rdma or None'
+    # while cost took 'native' (and 'auto' or ' NATIVE ', any case): one check, one message
+    import pytest
+
+    from fabric import SpecError
+
+    f = report_fabric("nvl72")           # the first test's step (its caches are warm)
+    kw = {"batch": DECODE_BATCH, "context": DECODE_CONTEXT, "layout": "tp=8",
+          "runtime": "nccl", "ep_kernel": "one-sided"}
+    assert analysis.decode_step(DECODE_MODELS[0], f, transport="native", **kw).time == \
+        analysis.decode_step(DECODE_MODELS[0], f, transport=None, **kw).time
+    ex = {"kernel": "deepep-low-latency", "dispatch_bytes": 1, "combine_bytes": 2}
+    assert analysis.moe_exchange(f, "deepseek-v3", 8, 8, transport="native", **ex) == \
+        analysis.moe_exchange(f, "deepseek-v3", 8, 8, **ex)
+    calls = (lambda t: analysis.cost(f, "all-reduce", 1024, transport=t),
+             lambda t: analysis.decode_step(DECODE_MODELS[0], f, transport=t, **kw),
+             lambda t: analysis.moe_exchange(f, "deepseek-v3", 8, 8, transport=t, **ex))
+    for call in calls:
+        for bad in ("pigeon", "auto", " NATIVE "):
+            with pytest.raises(SpecError, match=r"^unknown transport '.*'; known: loadstore, "
+                                                r"rdma, or native \(each step its own, the "
+                                                r"default\)$"):
+                call(bad)
+        with pytest.raises(TypeError, match=r"^transport must be a str, got 5 \(an int\)$"):
+            call(5)
