@@ -2335,8 +2335,8 @@ def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm=
     ----------
     engine : str or None
         ``"vllm"``, ``"sglang"``, ``"trtllm"``, or None (the generic kernel list).
-    chip : fabric.ChipSpec or None
-        The step's chip (its generation decides vLLM's tables).
+    chip : fabric.ChipSpec, str or None
+        The step's chip, or its name (its generation decides vLLM's tables).
     collective : callable, optional
         A cost function to use as it is.
     runtime : str or fabric.Runtime, optional
@@ -2363,6 +2363,8 @@ def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm=
     ...                  ("vllm", "tpu-v4", None))]
     ['trtllm_all_reduce', '_default_collective', '_default_collective', '_default_collective', '_default_collective']
     """
+    engine = check_engine(engine, none_ok=True)
+    chip = None if chip is None else chip_spec(chip)        # a name is read as its chip
     if check_collective(collective) is not None:
         return collective
     if fabric is not None and getattr(fabric_arg(fabric).chip, "name", None) != \
@@ -3442,6 +3444,7 @@ def fabric_chip(fabric, chip=None):
     ...
     fabric.SpecError: fabric 'mesh:2' names no chip; pass chip=... (or chip=NAME in the topology spec, e.g. mesh:2,chip=b200)
     """
+    fabric = fabric_arg(fabric)         # the serving entry points' one fabric reader
     if chip is None and fabric.chip is None:
         raise SpecError(f"fabric {fabric.name!r} names no chip; pass chip=... (or chip=NAME "
                         f"in the topology spec, e.g. {fabric.name},chip=b200)")

@@ -58,7 +58,7 @@ import numpy as np
 
 from fabric import TORCH_SYMM_MEM, VLLM_CUSTOM_ALLREDUCE, Parameter, SpecError
 from fabric._fabric_arg import fabric_arg
-from fabric._units import check_count, flag_of, is_real, kind_error
+from fabric._units import check_count, flag_of, kind_error
 
 from ._gemm_measured import lower_envelope
 from ._runtime_cost import VLLM_ONE_STAGE_BELOW
@@ -417,14 +417,15 @@ def trtllm_all_reduce(fabric, op, nbytes, *, algorithm="auto", ranks=None, trans
     from fabric import runtime
 
     from ._closed_form import normalize_op
-    from ._collectives import cost
+    from ._collectives import cost, read_nbytes
 
     op = normalize_op(op)
     ranks = _ranks(fabric, ranks)
     chip = getattr(getattr(fabric, "chip", None), "name", None)
-    t = (trtllm_all_reduce_time(chip, len(ranks), nbytes)
-         if op == "all-reduce" and len(ranks) > 1 and np.ndim(nbytes) == 0
-         and is_real(nbytes) and nbytes > 0 else None)
+    measured = op == "all-reduce" and len(ranks) > 1 and np.ndim(nbytes) == 0
+    if measured:
+        nbytes = read_nbytes(nbytes)    # one reading, cost's: '14KiB' is 14336 for the op too
+    t = trtllm_all_reduce_time(chip, len(ranks), nbytes) if measured else None
     own = None
     if t is not None:
         try:

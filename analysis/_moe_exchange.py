@@ -252,6 +252,7 @@ from fabric._exchange import (
     received_copies,
     serial_copies,
 )
+from fabric._fabric_arg import fabric_arg
 from fabric._failures import require_joined
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
@@ -1778,6 +1779,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     >>> r.dispatch == r.dispatch_phase.fixed + r.dispatch_phase.transfer + r.dispatch_phase.local_copy
     True
     """
+    fabric = fabric_arg(fabric)
     kern = exchange_kernel(kernel)
     background = check_background(nic_background)
     check_collective(collective)

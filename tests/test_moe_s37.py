@@ -1,4 +1,7 @@
-"""Session 37 (moe): the report's decode settings name their runtime; one collective label."""
+"""Session 37 (moe): the report's decode settings name their runtime; one collective label;
+one transport check; serving and engine arguments checked (older-b's findings)."""
+
+import pytest
 
 import analysis
 from analysis._report_decode import report_decode_settings
@@ -9,6 +12,7 @@ from analysis._report_parts import (
     default_runtime,
     report_fabric,
 )
+from fabric import SpecError
 
 
 def _used(step, name):
@@ -66,10 +70,6 @@ def test_a_callers_function_of_an_engine_ops_name_is_not_taken_for_it():
 def test_one_transport_check_for_cost_decode_step_and_the_exchange():
     # decode_step and moe_exchange each wrote 'transport must be loadstore, rdma or None'
     # while cost took 'native' (and 'auto' or ' NATIVE ', any case): one check, one message
-    import pytest
-
-    from fabric import SpecError
-
     f = report_fabric("nvl72")           # the first test's step (its caches are warm)
     kw = {"batch": DECODE_BATCH, "context": DECODE_CONTEXT, "layout": "tp=8",
           "runtime": "nccl", "ep_kernel": "one-sided"}
@@ -89,3 +89,43 @@ def test_one_transport_check_for_cost_decode_step_and_the_exchange():
                 call(bad)
         with pytest.raises(TypeError, match=r"^transport must be a str, got 5 \(an int\)$"):
             call(5)
+
+
+def test_serving_entry_points_refuse_a_spec_str():
+    # older-b's finding 8: these read fabric.chip / n_endpoints unchecked (AttributeError)
+    from analysis._schedules import schedule
+
+    calls = (lambda: analysis.serving_frontier("deepseek-v3", "hgx-h200", isl=64, osl=64),
+             lambda: analysis.prefill_time("deepseek-v3", "hgx-h200", isl=64),
+             lambda: analysis.closed_loop_run("deepseek-v3", "hgx-h200", input_lens=[8],
+                                              output_lens=[8], concurrency=1),
+             lambda: analysis.single_user_speed("deepseek-v3", "hgx-h200", isl=64, osl=64),
+             lambda: analysis.moe_exchange("hgx-h200", "deepseek-v3", 8, 8, kernel="one-sided",
+                                           dispatch_bytes=1, combine_bytes=2),
+             lambda: schedule("all-reduce", "ring", 8, fabric="hgx-h200"))
+    for call in calls:
+        with pytest.raises(TypeError, match=r"^fabric must be a fabric\.Fabric .*got 'hgx-h200'"):
+            call()
+
+
+def test_trtllm_all_reduce_reads_a_size_text_as_cost_does():
+    # older-b's finding 1: '14KiB' skipped the measured op silently (analysis.cost's nccl
+    # 28.99 us on hgx-b200 where the op measures 5.76)
+    from analysis._engine_allreduce import _node
+
+    f = _node("b200")                   # the measured node, built once a process
+    assert analysis.trtllm_all_reduce(f, "all-reduce", "14KiB").time == \
+        analysis.trtllm_all_reduce(f, "all-reduce", 14336).time
+
+
+def test_engine_collective_checks_its_engine_and_chip():
+    # older-b's finding 3: a misspelt engine or a chip given by name fell to analysis.cost
+    from analysis._decode import engine_collective
+
+    assert engine_collective("trtllm", "b200").__name__ == "trtllm_all_reduce"
+    with pytest.raises(SpecError, match=r"^engine must be None or one of .*got 'trtlm'$"):
+        engine_collective("trtlm", "b200")
+    with pytest.raises(SpecError, match=r"^unknown chip 'b2OO'"):
+        engine_collective("trtllm", "b2OO")
+    with pytest.raises(TypeError, match=r"^chip must be a chip name or a fabric\.ChipSpec"):
+        engine_collective("trtllm", 5)
