@@ -242,7 +242,9 @@ def vllm_all_reduce(fabric, op, nbytes, *, algorithm="auto", ranks=None, transpo
     ranks, transport, fuse_allreduce_rms, symm_mem
         As for :func:`vllm_all_reduce_kernel`.
     **kwargs
-        Passed to :func:`analysis.cost` for the operations NCCL runs.
+        Not used (a ``runtime`` passed by the caller: vLLM chooses its kernels, and NCCL at
+        :func:`analysis.cost`'s own settings for the other operations), as for
+        :func:`trtllm_all_reduce`.
 
     Examples
     --------

@@ -129,3 +129,12 @@ def test_engine_collective_checks_its_engine_and_chip():
         engine_collective("trtllm", "b2OO")
     with pytest.raises(TypeError, match=r"^chip must be a chip name or a fabric\.ChipSpec"):
         engine_collective("trtllm", 5)
+
+
+def test_trtllm_all_reduce_chips_and_nodes_are_one_list():
+    # older-b's finding 12 (a pin): a chip added to the measured table without its node would
+    # make every trtllm step on it a bare KeyError in _node
+    from analysis._engine_allreduce import TRTLLM_ALLREDUCE_CHIPS, TRTLLM_ALLREDUCE_NODES, _node
+
+    assert set(TRTLLM_ALLREDUCE_NODES) == TRTLLM_ALLREDUCE_CHIPS
+    assert all(_node(chip).chip.name == chip for chip in TRTLLM_ALLREDUCE_CHIPS)
