@@ -4604,8 +4604,19 @@ def _parameters(s, moe, comm):
         trtllm_gemm_parameters(s.chip.name, s.gemm_format("router"), [s.router_gemm_use])
         if s.router_measured is not None else ()) + (
         (trtllm_release_parameter(s.trtllm_release),) if s.trtllm_release is not None
-        else ()) + (
+        else ()) + _measured_all_reduce_parameters(s) + (
         s.m.parameters())
+
+
+def _measured_all_reduce_parameters(s):
+    """The points of TensorRT-LLM's measured all-reduce op the step's tensor-parallel
+    all-reduce read (:func:`analysis.trtllm_all_reduce`, where its collective is that op)."""
+    from ._engine_allreduce import trtllm_all_reduce, trtllm_all_reduce_parameters
+
+    if s.collective is not trtllm_all_reduce or s.lay.tp < 2:
+        return ()
+    return trtllm_all_reduce_parameters(s.chip.name, s.lay.tp,
+                                        s.t_dp * s.m.hidden * s.m.activation_bytes)
 
 
 def _efficiency_parameters(s):

@@ -345,6 +345,44 @@ def trtllm_all_reduce_time(chip, ranks, nbytes):
     return float(np.interp(size, [x for x, _ in env], [t for _, t in env]))
 
 
+def trtllm_all_reduce_parameters(chip, ranks, nbytes):
+    """The measured points :func:`trtllm_all_reduce_time` reads for an all-reduce of
+    ``nbytes`` (bytes per rank) among ``ranks`` GPUs of chip ``chip`` (its name), as
+    Parameters (seconds, the lower envelope's): the one point at a measured size, else the
+    two around it; ``()`` where nothing was measured. For a step's list of the figures it
+    used, as the MLA, GEMM and MoE-module tables give theirs.
+
+    >>> [(p.name, round(p.value * 1e6, 2)) for p in trtllm_all_reduce_parameters("b200", 8, 14336)]
+    [('decode.trtllm_allreduce.b200.tp8.e4096', 5.73), ('decode.trtllm_allreduce.b200.tp8.e8192', 5.77)]
+    >>> trtllm_all_reduce_parameters("gb200", 8, 14336)
+    ()
+    """
+    if trtllm_all_reduce_time(chip, ranks, nbytes) is None:     # its checks, its range
+        return ()
+    from ._collectives import read_nbytes
+
+    env = _TRTLLM_AR_ENV[(chip, ranks)]
+    size = read_nbytes(nbytes)
+    sizes = [x for x, _ in env]
+    i = int(np.searchsorted(sizes, size))
+    used = (i,) if sizes[i] == size else (i - 1, i)
+    measured = dict(TRTLLM_ALLREDUCE_BF16[(chip, ranks)])
+    out = []
+    for j in used:
+        x, t = env[j]
+        ms = measured[x // 2]
+        out.append(Parameter(
+            f"decode.trtllm_allreduce.{chip}.tp{ranks}.e{x // 2}", t, "s",
+            f"TensorRT-LLM 1.2.0rc5's all-reduce op (analysis.TRTLLM_ALLREDUCE_BF16: "
+            f"ai-dynamo/aiconfigurator 095f58a5 {chip}_sxm comm/trtllm/1.2.0rc5/"
+            f"custom_allreduce_perf.parquet): {ranks} GPUs, {x // 2} BF16 elements: {ms:.6g} ms"
+            + (f", taken at {t * 1e3:.6g} ms (a larger size's time, the lower envelope)"
+               if t < ms * 1e-3 else "")
+            + "; linear in the size between the measured points; its node's symmetric-memory "
+            "difference added on another or a degraded fabric (analysis.trtllm_all_reduce)"))
+    return tuple(out)
+
+
 #: The node each :data:`TRTLLM_ALLREDUCE_BF16` sweep ran on, as a preset: an 8-GPU HGX B200 /
 #: H200 server (aiconfigurator's ``b200_sxm`` / ``h200_sxm`` systems).
 TRTLLM_ALLREDUCE_NODES = {"b200": "hgx-b200", "h200": "hgx-h200"}

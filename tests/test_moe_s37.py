@@ -138,3 +138,18 @@ def test_trtllm_all_reduce_chips_and_nodes_are_one_list():
 
     assert set(TRTLLM_ALLREDUCE_NODES) == TRTLLM_ALLREDUCE_CHIPS
     assert all(_node(chip).chip.name == chip for chip in TRTLLM_ALLREDUCE_CHIPS)
+
+
+def test_a_step_lists_the_measured_all_reduce_points_it_read():
+    # older-b's finding 16: decode_step's parameters named the collective function but none of
+    # TensorRT-LLM's measured points, while the MLA, GEMM and MoE-module tables list theirs
+    f = report_fabric("nvl72")          # b200: engine='trtllm' takes the measured op
+    kw = {"batch": DECODE_BATCH, "context": DECODE_CONTEXT, "layout": "tp=8",
+          "ep_kernel": "one-sided"}
+    step = analysis.decode_step(DECODE_MODELS[0], f, **kw)
+    points = [p for p in step.parameters if p.name.startswith("decode.trtllm_allreduce.")]
+    assert [p.name for p in points] == ["decode.trtllm_allreduce.b200.tp8.e4096",
+                                        "decode.trtllm_allreduce.b200.tp8.e8192"]
+    assert all(p.unit == "s" and "custom_allreduce_perf" in p.source for p in points)
+    asked = analysis.decode_step(DECODE_MODELS[0], f, runtime="nccl", **kw)
+    assert not any(p.name.startswith("decode.trtllm_allreduce.") for p in asked.parameters)
