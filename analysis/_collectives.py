@@ -96,6 +96,7 @@ from fabric._arrays import traffic_values
 from fabric._fabric_arg import fabric_arg
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
+from fabric._transport import transport_arg
 from fabric._units import (
     check_count,
     check_number,
@@ -339,11 +340,8 @@ def _check_max_bytes(nbytes, what):
 
 
 def _transport_spec(transport):
-    if transport is None:
-        return None
-    if isinstance(transport, str) and transport.strip().lower() in ("auto", "native"):
-        return None
-    return get_transport(transport)
+    transport = transport_arg(transport)
+    return None if transport is None else get_transport(transport)
 
 
 # -- planning: routing work per schedule, independent of size ----------------------------

@@ -242,6 +242,32 @@ def transport(name):
 NATIVE = "native"
 
 
+def transport_arg(transport):
+    """The transport a collective, an MoE exchange or a decode step is asked for, checked
+    once (``analysis.cost``, ``analysis.moe_exchange``, ``analysis.decode_step``): ``None``
+    or ``"native"`` (each step its own: load/store where it reaches, RDMA otherwise) ->
+    None; ``"loadstore"`` or ``"rdma"`` -> that name; a :class:`Transport` passes through
+    (its stages priced as given).
+
+    >>> transport_arg("native") is None, transport_arg(None) is None, transport_arg("rdma")
+    (True, True, 'rdma')
+    >>> transport_arg("pigeon")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: unknown transport 'pigeon'; known: loadstore, rdma, or native (each step its own, the default)
+    """
+    if transport is None or isinstance(transport, Transport):
+        return transport
+    name = text_of(transport, "transport")      # a kind first (a TypeError), then the set
+    if name == NATIVE:
+        return None
+    if name not in TRANSPORTS:
+        raise SpecError(f"unknown transport {show_value(transport)}; known: "
+                        f"{', '.join(sorted(TRANSPORTS))}, or {NATIVE} (each step its own, "
+                        f"the default)")
+    return name
+
+
 def _edge_carries(fabric):
     """What each edge carries (``fabric.graph.edges`` order): attribute, else technology."""
     ea = fabric.edge_arrays
