@@ -404,10 +404,14 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
     Parameters
     ----------
     fabric : Fabric
+        Read through its attributes (``domains``, ``node_index``, ``failures``, ``router``),
+        not checked to be a :class:`~fabric.Fabric`: a stand-in whose ``router`` cannot be
+        built is how the hook's skip is exercised (``tests/test_check.py``).
     regions : sequence of Region
-        The plan's regions.
+        The plan's regions (:attr:`fabric.Fabric.address_map`'s ``regions``).
     tables : dict
-        Host domain -> its shadow windows' table, as :func:`fabric.check` builds it.
+        Host domain -> its windows' table (:class:`~fabric.HostDomain`'s ``table``), as
+        :func:`fabric.check` builds it.
     targets : dict
         Host domain -> an int array: each window's target region (a position in
         ``regions``), -1 for none.
@@ -417,6 +421,20 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
     Returns
     -------
     list of Finding
+
+    Examples
+    --------
+    What :func:`fabric.check` passes, read from a fabric's public faces (a window's target is
+    the region its global base falls in):
+
+    >>> import topologies
+    >>> f = topologies.build("torus:2x2,hosts=2,chip=h100").without(chips=["chip3"])
+    >>> tables = {h: d.table for h, d in f.host_domains.items()}
+    >>> targets = {h: f.address_map.lookup_many(t.global_base, unmapped="mask").region
+    ...            for h, t in tables.items()}
+    >>> found = unreachable_findings(f, f.address_map.regions, tables, targets)
+    >>> [(x.severity, x.where) for x in found]
+    [('error', "host0 window 'chip3'"), ('error', "host1 window 'chip3'")]
     """
     if index is None:
         index = RegionIndex(regions, dict(fabric.domains))
