@@ -79,3 +79,22 @@ def test_the_cli_names_its_flags(tmp_path, monkeypatch, argv, said):
     (tmp_path / "full" / "keep").write_text("x")
     rc, _, err = run_cli(argv + ["--quiet"])
     assert rc == 2 and err.count("\n") == 1 and err.endswith(said), err
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["report", "torus:2x2", "--out", "a\nb", "--quiet"],
+     "error: a\\nb already holds files; pass --force to replace it\n"),
+    (["check", "a\nb.toml"], "error: a\\nb.toml: line 1, column 3: invalid TOML: "),
+    (["check", "x\u200b.toml"], "error: x\\u200b.toml: line 1, column 3: invalid TOML: "),
+], ids=["report-out", "check-file", "zero-width"])
+def test_a_refusal_quoting_a_control_character_stays_one_line(tmp_path, monkeypatch, argv,
+                                                              said):
+    # the project's messages quote a file name as given; the CLI writes each character that
+    # is not printable as its escape (argparse's refusals did already)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a\nb").mkdir()
+    (tmp_path / "a\nb" / "keep").write_text("x")
+    for name in ("a\nb.toml", "x\u200b.toml"):
+        (tmp_path / name).write_text("[[\n")
+    rc, _, err = run_cli(argv)
+    assert rc == 2 and err.count("\n") == 1 and said in err, err
