@@ -79,7 +79,7 @@ from ._plan import (
     plan_errors,
 )
 from ._symmetric import heap_findings
-from ._units import format_address, kind_error, name_list, show_value
+from ._units import format_address, kind_error, name_list, sequence_of, show_value
 
 __all__ = ["CODES", "check", "error_findings", "unreachable_findings"]
 
@@ -92,11 +92,18 @@ def error_findings(findings):
 
     Parameters
     ----------
-    findings : iterable of Finding
+    findings : sequence of Finding
+        As :func:`check` returns them.
 
     Returns
     -------
     list of Finding
+
+    Raises
+    ------
+    TypeError
+        For anything but a sequence of :class:`~fabric.Finding` (a str, a number, a set,
+        whose order is its hashes').
 
     Examples
     --------
@@ -105,7 +112,13 @@ def error_findings(findings):
     ...                 Finding(code="alias", severity="warning", message="...", where="b")])
     [Finding(code='overlap', severity='error', message='...', where='a')]
     """
-    return [f for f in findings if f.severity == "error"]
+    out = []
+    for f in sequence_of(findings, "findings", "Finding records"):
+        if not isinstance(f, Finding):      # 'x' read letter by letter: no 'severity'
+            raise kind_error(f, "each of findings", "a fabric.Finding")
+        if f.severity == "error":
+            out.append(f)
+    return out
 
 
 def _limits_findings(plan):
