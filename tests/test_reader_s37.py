@@ -98,3 +98,82 @@ def test_a_refusal_quoting_a_control_character_stays_one_line(tmp_path, monkeypa
         (tmp_path / name).write_text("[[\n")
     rc, _, err = run_cli(argv)
     assert rc == 2 and err.count("\n") == 1 and said in err, err
+
+
+def test_one_byte_count_rule_on_a_router():
+    # loads/loads_grouped said "nbytes must be finite and >= 0" (a ValueError),
+    # loads_all_to_all check_number's sentence (a SpecError): one text and class now
+    import numpy as np
+
+    import topologies
+    r = topologies.build("torus:2x2").router
+    said = r"^nbytes must be a finite number >= 0 bytes, got nbytes"
+    for call in (lambda: r.loads([0], [1], -1), lambda: r.loads_all_to_all(-1),
+                 lambda: r.loads([0, 1], [1, 2], [1, np.inf]), lambda: r.loads(0, 1, np.array(-1.0))):
+        with pytest.raises(SpecError, match=said):
+            call()
+
+
+def test_a_transport_is_named_for_its_bounce_once_and_counts_bytes():
+    from fabric import transport
+    t = transport("rdma").with_bounce()
+    assert (t.name, t.with_bounce().name, t.with_bounce(False).name) == \
+        ("rdma+bounce", "rdma+bounce", "rdma")      # were 'rdma+bounce+bounce', 'rdma+bounce'
+    assert not t.with_bounce(False).bounce
+    with pytest.raises(SpecError, match=r"^size must be an integer >= 0, got size=-1$"):
+        t.wire_bytes(-1)                            # was 25 bytes
+    with pytest.raises(TypeError, match=r"^size must be an integer >= 0, got size=True"):
+        t.packets(True)
+
+
+@pytest.mark.parametrize("build", ["torus", "mesh", "hypermesh", "fat_tree", "leaf_spine",
+                                   "rail_optimized", "switched", "dragonfly"])
+def test_a_builder_refuses_a_name_that_is_not_text(build):
+    # name=5 reached a length test ("object of type 'int' has no len()"), name=0 built a fabric
+    # named for its spec (``0 or spec``)
+    import topologies
+    args = {"torus": ((2, 2),), "mesh": ((2, 2),), "hypermesh": ((2, 2),), "fat_tree": (2,),
+            "leaf_spine": (2,), "rail_optimized": (1,), "switched": (2,), "dragonfly": (1,)}
+    for name in (5, 0):
+        with pytest.raises(TypeError, match=rf"^name must be a str or None, got {name} \(an int\)$"):
+            getattr(topologies, build)(*args[build], name=name)
+    assert getattr(topologies, build)(*args[build], name="mine").name == "mine"
+
+
+def test_records_and_lookups_refuse_a_wrong_kind_by_name():
+    # each was an AttributeError, IndexError or "'int' object is not iterable" naming nothing,
+    # or silently a wrong answer (link_name(-1) the last link, Failures(links=['ab']) the
+    # pair ('a', 'b'))
+    import fabric
+    import topologies
+    from fabric import Failures, Finding, SymmetricMemory, error_findings
+    f = topologies.build("torus:2x2,chip=h100")
+    cases = [
+        (lambda: Failures(links=5), TypeError, r"^links must be a sequence of pairs, got 5"),
+        (lambda: Failures(links=["ab"]), TypeError,
+         r"^each of links must be a \(node, node\) pair, got 'ab' \(a str\)$"),
+        (lambda: Failures(ranks=5), TypeError, r"^ranks must be a mapping, got 5 \(an int\)$"),
+        (lambda: Failures(lanes=[(("a", "b"), 0)]), SpecError, r"^failed lanes must be an "),
+        (lambda: f.router.link_name(-1), fabric.NodeError,
+         r"^k must be an integer in \[0, 8\), got k=-1$"),
+        (lambda: f.router.link_name("x"), TypeError, r"^k must be an integer in \[0, 8\), "),
+        (lambda: error_findings("x"), TypeError,
+         r"^findings must be a sequence of Finding records, got 'x' \(a str\)$"),
+        (lambda: error_findings([5]), TypeError, r"^each of findings must be a fabric.Finding"),
+        (lambda: SymmetricMemory(None, f, None), TypeError,
+         r"^address_map must be a fabric.AddressMap, got None \(a NoneType\)$"),
+    ]
+    for call, error, said in cases:
+        with pytest.raises(error, match=said):
+            call()
+    x = Finding(code="overlap", severity="error", message="m", where="w")
+    assert error_findings(iter([x])) == [x]
+    assert Failures(links=[("a", "b")], lanes=[(("a", "c"), 2)]).lanes == ((("a", "c"), 2),)
+    assert f.router.link_name(0) == ("chip0", "chip1")
+
+
+def test_export_quotes_a_long_out_shortened(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rc, _, err = run_cli(["export", "torus:2x2", "x" * 5000])      # was a 5 KB line
+    assert rc == 2 and err.count("\n") == 1 and len(err) < 200, err
+    assert "cannot tell the format of OUT 'xxx" in err and "(5002 characters)" in err
