@@ -404,8 +404,9 @@ class Router:
             if s.shape != d.shape:      # (equal shapes: broadcast_arrays returns them as is)
                 s, d = np.broadcast_arrays(s, d)
         except ValueError:
-            raise ValueError(f"src and dst must have the same length (or one of them one "
-                             f"item), got {s.shape} and {d.shape}") from None
+            raise ValueError(f"src and dst must have the same length, got {s.shape} and "
+                             f"{d.shape} (a side of one item pairs with each of the other)"
+                             ) from None
         if nbytes is _NO_BYTES:         # (None is a caller's mistake: named below)
             return s, d
         # a flag or text is no byte count (np.asarray(.., dtype=float) read True as 1 B and
