@@ -177,3 +177,14 @@ def test_export_quotes_a_long_out_shortened(tmp_path, monkeypatch):
     rc, _, err = run_cli(["export", "torus:2x2", "x" * 5000])      # was a 5 KB line
     assert rc == 2 and err.count("\n") == 1 and len(err) < 200, err
     assert "cannot tell the format of OUT 'xxx" in err and "(5002 characters)" in err
+
+
+def test_a_refused_address_is_said_once():
+    # "local address 'x' is refused: address 'x' is not a number" quoted it twice (a 5000-
+    # character address twice shortened); now the argument's name and parse_address's sentence
+    from fabric import AddressMapError
+    from fabric._address import validate_address
+    with pytest.raises(AddressMapError, match=r"^local address: address 'x' is not a number: "):
+        validate_address("x", what="local address")
+    rc, _, err = run_cli(["translate", "sd200-ultra", "--host", "host1", "0xZ"])
+    assert rc == 2 and err.count("0xZ") == 1, err
