@@ -256,7 +256,9 @@ def validate_address(address, width=57, what="address"):
     try:
         value = parse_address(address)
     except (TypeError, ValueError) as e:
-        raise AddressMapError(f"{what} {show_value(address)} is refused: {e}") from e
+        # parse_address's sentence quotes the value: said once ("local address '' is
+        # refused: address '' is not a number" said it twice)
+        raise AddressMapError(f"{what}: {e}") from e
     if value >> width:
         shown = format_address(value)       # it shortens a value beyond any width itself
         if isinstance(address, str) and address.strip() != shown:

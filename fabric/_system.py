@@ -325,7 +325,8 @@ def read_system(text, path="<string>", *, build):
     text : str
         The TOML text of a system file (the format of :func:`load_system`).
     path : str
-        The name findings and errors give as the file's.
+        The name findings and errors give as the file's, shown whole as given (a path is read
+        whole, not cut as a long value is: its end names the file; lead's decision, session 37).
     build : callable
         ``spec -> Fabric`` (``topologies.build``).
 
