@@ -46,7 +46,9 @@ Profiles (:data:`EXCHANGE_KERNELS`)
     DeepEP's): ``"deepep-low-latency"`` with the steps its compiled kernel takes instead
     before the first byte and after the last: its peer pointer is NCCL's window lookup, three
     dependent loads where DeepEP loads one heap base (the dispatch's copies, its count, the
-    combine's copies).
+    combine's copies); its combine sends and receives through shared memory with TMA (DeepEP's
+    code since #299 and #345, which NCCL EP adapts): a sending warp loads its chunks two at a
+    time, and the receive loads each of a token's copies whole into one of 3 stages.
 ``"one-sided"``
     Symmetric-memory kernels over the scale-up fabric, TensorRT-LLM's
     NVLinkOneSided class (NVIDIA/TensorRT-LLM
@@ -3559,11 +3561,67 @@ def _one_sided_1_3():
 EXCHANGE_KERNELS["one-sided-1.3"] = _one_sided_1_3()
 
 
+#: DeepEP's low-latency combine through shared memory with TMA (its send since #299, c874cb7;
+#: its receive since #345, c5facf5), which NVIDIA NCCL EP adapts: a send chunk is
+#: kNumTMABufferBytes = 16 B x 32 lanes x kNumSendUnrolls 4, kNumStages 3 with kNumPrefetch 1
+#: keep two chunks' loads in flight; the receive loads each copy whole into one of 3 stages
+_TMA_CHUNK = 16 * 32 * 4
+_TMA_LOADS_IN_FLIGHT = 2
+_TMA_STAGES = 3
+
+
+def _tma_combine(base, name, sources, send, receive, chunk, **fields):
+    """``base`` called ``name`` with the low-latency combine's TMA send and receive (DeepEP's
+    since #299 and #345; NVIDIA NCCL EP's adaptation of them), ``sources`` (a mapping) for its
+    other fields' sources and ``fields`` replaced too.
+
+    The three terms are written here once; ``send``, ``receive`` and ``chunk`` are the
+    citations (repository, commit, file and lines, and what that code's grid adds) of the
+    send loop, the receive loop and the chunk constants in the code the kernel describes.
+    The send (``interleaved_chain``): a warp's TMA loads go two at a time, so its last chunk
+    leaves ``ceil(bytes / stage_vector) - 1`` HBM loads after its first (``hbm_load`` x
+    ``loadstore_stage_rounds``, :attr:`ExchangeKernel.stage_vector` two chunks); the receive:
+    :attr:`ExchangeKernel.reduce_stages` (:meth:`ExchangeKernel.receive_floor`)."""
+    src = dict(sources)
+    src["interleaved_chain"] = (
+        f"{send}: a warp copies a token's row (14,336 B for a hidden of 7,168 in BF16) in "
+        f"chunks of {_TMA_CHUNK:,} B, tma_load_1d HBM -> shared memory on an mbarrier "
+        f"({_TMA_STAGES} stages, {_TMA_LOADS_IN_FLIGHT - 1} load prefetched: the next chunk's "
+        "load is issued before the current one is waited for), then tma_store_1d to the peer; "
+        "cp.async.bulk.wait_group.read waits for the stores' shared-memory reads only, before "
+        "a stage is reused. So the loads go two at a time and a warp's last chunk leaves "
+        "ceil(bytes / stage_vector) - 1 HBM loads after its first (the chain's; 3 for "
+        "14,336 B): one warp's copy overlaps the other warps' copies on the links, the phase's "
+        "transfer is at least it; a warp's later tokens are not counted (a lower bound)")
+    src["stage_vector"] = (
+        f"{chunk}: kNumTMABufferBytes = 16 B x 32 lanes x kNumSendUnrolls 4 = "
+        f"{_TMA_CHUNK:,} B a chunk, {_TMA_LOADS_IN_FLIGHT} chunks' loads in flight "
+        f"(kNumStages {_TMA_STAGES}, kNumPrefetch {_TMA_LOADS_IN_FLIGHT - 1}): "
+        f"{_TMA_LOADS_IN_FLIGHT * _TMA_CHUNK:,} B per dependent load (combine); the dispatch "
+        "copies with warps (UNROLLED_WARP_COPY) and its chains count no staging round")
+    src["reduce_stages"] = (
+        f"{receive}: after every flag and cg::this_grid().sync(), groups of 15 warps (at most "
+        "2 a block) each sum one token: the group's TMA warp loads the token's top-k ids, then "
+        f"each of its k copies whole (tma_load_1d) into one of {_TMA_STAGES} shared-memory "
+        "stages after the stage's empty mbarrier, the 14 reduction warps add their slices and "
+        "free it. One token a group up to 128 tokens: ceil(k / "
+        f"{_TMA_STAGES}) dependent loads of copies the peers stored into this GPU in the same "
+        "kernel (L2, as pplx's receive sum prices its copies) after the top-k ids' load: a "
+        "floor under the receive copy")
+    inter = (base.interleaved_chain[0],
+             base.interleaved_chain[1] + (("hbm_load", "loadstore_stage_rounds"),))
+    vector = _TMA_LOADS_IN_FLIGHT * _TMA_CHUNK
+    return dataclasses.replace(base, name=name, sources=tuple(src.items()),
+                               interleaved_chain=inter, stage_vector=(vector, vector),
+                               reduce_stages=_TMA_STAGES, **fields)
+
+
 def _ncclep_low_latency():
     """NVIDIA NCCL EP's low-latency kernels (contrib/nccl_ep/device/low_latency.cu at 36191590,
     "adapted from DeepEP"): DeepEP low-latency's profile with the steps NCCL EP's compiled
     kernel takes instead (``sources["chain"]``): the peer pointer is NCCL's window lookup, three
-    dependent loads where DeepEP loads one heap base; nothing else differs as read."""
+    dependent loads where DeepEP loads one heap base; and its combine sends and receives
+    through shared memory with TMA, as DeepEP's since #299 and #345 (:func:`_tma_combine`)."""
     base = EXCHANGE_KERNELS["deepep-low-latency"]
     src = dict(base.sources)
     src["dedup"] = ("NVIDIA/nccl contrib/nccl_ep/device/low_latency.cu at 36191590: one message "
@@ -3646,40 +3704,20 @@ def _ncclep_low_latency():
         "across the network NCCL EP posts through NCCL's GIN (not read): DeepEP low-latency's "
         "pattern is taken for it, one atomic per queue pair after its writes ('last'; "
         "assumption, as for its put; no multi-node NCCL EP row is carried)")
-    src["interleaved_chain"] = (
-        "NVIDIA/nccl 36191590 contrib/nccl_ep/device/low_latency.cu processAndSendToken "
-        "(l.1016-1100, the combine send, kNumStages 3 and kNumPrefetch 1 at l.1219-1221): a "
-        "warp copies a token's 14,336-B row in 7 chunks of 2,048 B (kNumSendUnrolls 4 x 32 lanes "
-        "x 16 B), tma_load_1d HBM -> shared memory on an mbarrier with the next chunk's load "
-        "issued before the current one is waited for, then tma_store_1d to the peer, "
-        "tma_store_wait (cp.async.bulk.wait_group.read) only before a stage is reused: its loads "
-        "go two at a time, its last chunk ceil(bytes / stage_vector) - 1 = 3 loads after its "
-        "first (the chain's); one warp's copy overlaps the other warps' on the links, so the "
-        "phase's transfer is at least it. DeepEP's code since #299 (c874cb7), which NCCL EP "
-        "adapts; later tokens of a warp not counted (a lower bound)")
-    src["stage_vector"] = (
-        "NVIDIA/nccl 36191590 low_latency.cu combine send: kNumTMABufferBytes = 16 B x 32 lanes "
-        "x kNumSendUnrolls 4 = 2,048 B a chunk, two chunks' loads in flight: 4,096 B per "
-        "dependent load (combine); the dispatch copies with warps and its chains count no "
-        "staging round")
-    src["reduce_stages"] = (
-        "NVIDIA/nccl 36191590 low_latency.cu combine receive (l.1303-1420): after every flag "
-        "and cg::this_grid().sync(), groups of numDecodeWarps + 1 = 15 warps (at most 2 a block) "
-        "each sum token smId + numSms x groupIdx: its TMA warp loads inTopkIdx, then each "
-        "of the k copies whole (tma_load_1d) into one of kNumStages = 3 buffers after the stage's "
-        "empty mbarrier, the reduction warps add their slices and free it: ceil(k / 3) dependent "
-        "loads of copies the peers stored into this GPU in the same kernel (L2) after the top-k "
-        "ids' load, a floor under the receive copy. DeepEP's receive since #345 (c5facf5)")
     src["send_grid"] = src["send_grid"] + (
         ". The same grid as DeepEP d28bd67's (2 experts a block for 256 experts on 128-255 "
         "SMs), whose later waves the project prices with DeepEP de8cfca's per-wave steps; NCCL "
         "EP's per-wave steps were not read, so its waves stay uncounted here")
-    inter = (base.interleaved_chain[0],
-             base.interleaved_chain[1] + (("hbm_load", "loadstore_stage_rounds"),))
-    return dataclasses.replace(base, name="ncclep-low-latency", sources=tuple(src.items()),
-                               chain=chain, send_grid=0, interleaved_chain=inter,
-                               stage_vector=(4096, 4096), reduce_stages=3,
-                               cycles=({"send_cycles": 424, "count_cycles": 282}, ()))
+    return _tma_combine(
+        base, "ncclep-low-latency", src,
+        send=("NVIDIA/nccl 36191590 contrib/nccl_ep/device/low_latency.cu processAndSendToken "
+              "(l.1016-1100, the combine send; kNumStages and kNumPrefetch at l.1219-1221), "
+              "DeepEP's code since #299 (c874cb7), which NCCL EP adapts"),
+        receive=("NVIDIA/nccl 36191590 low_latency.cu combine receive (l.1303-1420; "
+                 "numDecodeWarps + 1 = 15 warps a group, group g of SM smId sums token smId + "
+                 "numSms x g), DeepEP's receive since #345 (c5facf5)"),
+        chunk="NVIDIA/nccl 36191590 low_latency.cu combine send (l.1218-1221)",
+        chain=chain, send_grid=0, cycles=({"send_cycles": 424, "count_cycles": 282}, ()))
 
 
 EXCHANGE_KERNELS["ncclep-low-latency"] = _ncclep_low_latency()

@@ -30,6 +30,7 @@ from analysis import (
     moe_exchange,
 )
 from fabric import exchange_kernel, runtime
+from fabric._exchange import _tma_combine
 
 
 @functools.cache
@@ -384,36 +385,17 @@ def _deepep_d28bd67():
         "each after the release of the one before as at de8cfca: one token a block up to 128 "
         "tokens, no later wave (de8cfca: 3 experts a block, 86 blocks). The project's chips carry "
         "no SM count: 2 holds for 256 experts on 128-255 SMs")
-    src["interleaved_chain"] = (
-        "deepseek-ai/DeepEP d28bd67 internode_ll.cu combine send (l.1410-1490, TMA since #299, "
-        "c874cb7): each warp copies a token's 14,336-B row in 7 chunks of 2,048 B, tma_load_1d "
-        "HBM -> shared memory on an mbarrier (3 stages, 1 load prefetched: the next chunk's load "
-        "is issued before the current one is waited for), then tma_store_1d to the peer; "
-        "cp.async.bulk.wait_group.read waits for the stores' shared-memory reads only. So the "
-        "loads go two at a time and a warp's last chunk leaves ceil(bytes / stage_vector) - 1 "
-        "= 3 HBM loads after its first (the chain's): one warp's copy overlaps the other warps' "
-        "copies on the links, the phase's transfer is at least it. The group's 16 warps take "
-        "the (expert, rank) pair's tokens in turn: one a warp up to 128 tokens (~4 a pair); "
-        "later tokens of a warp not counted (a lower bound)")
-    src["stage_vector"] = (
-        "deepseek-ai/DeepEP d28bd67 internode_ll.cu combine: kNumTMABufferBytes = 16 B x 32 "
-        "lanes x kNumSendUnrolls 4 = 2,048 B a chunk, two chunks' loads in flight (kNumStages 3, "
-        "kNumPrefetch 1): 4,096 B per dependent load (combine); the dispatch copies with warps "
-        "(UNROLLED_WARP_COPY) and its chains count no staging round")
-    src["reduce_stages"] = (
-        "deepseek-ai/DeepEP d28bd67 internode_ll.cu combine receive (l.1540-1675, since #345, "
-        "c5facf5): after every flag and cg::this_grid().sync(), groups of 15 warps (2 a block) "
-        "each sum token b + 128 g: its TMA warp loads topk_idx, then each of the k copies "
-        "(16 + 14,336 B) whole into one of kNumStages = 3 buffers, waits the stage's empty "
-        "mbarrier, the 14 reduction warps add their 512-B slices and free it; one TMA store of "
-        "the sum. One token a group up to 128 tokens: ceil(k / 3) dependent loads of copies the "
-        "peers stored into this GPU in the same kernel (L2, as pplx's receive sum prices its "
-        "copies) after the top-k ids' load: a floor under the receive copy")
-    inter = (base.interleaved_chain[0],
-             base.interleaved_chain[1] + (("hbm_load", "loadstore_stage_rounds"),))
-    return dataclasses.replace(base, name="deepep-low-latency@d28bd67", send_grid=2,
-                               interleaved_chain=inter, stage_vector=(4096, 4096),
-                               reduce_stages=3, sources=tuple(src.items()))
+    return _tma_combine(
+        base, "deepep-low-latency@d28bd67", src,
+        send=("deepseek-ai/DeepEP d28bd67 internode_ll.cu combine send (l.1410-1490, TMA since "
+              "#299, c874cb7; the group's 16 warps take an (expert, rank) pair's tokens in turn: "
+              "one a warp up to 128 tokens, ~4 a pair)"),
+        receive=("deepseek-ai/DeepEP d28bd67 internode_ll.cu combine receive (l.1540-1675, since "
+                 "#345, c5facf5; group g of block b sums token b + 128 g; each copy 16 + "
+                 "14,336 B; one TMA store of the sum)"),
+        chunk=("deepseek-ai/DeepEP d28bd67 internode_ll.cu combine (kNumSendUnrolls l.1346, the "
+               "TMA constants l.1394-1397)"),
+        send_grid=2)
 
 
 #: DeepEP's low-latency kernels of the collector's build (:func:`_deepep_d28bd67`).
