@@ -1170,8 +1170,10 @@ class ExchangeKernel:
     stage_vector : tuple of int
         ``()``, or per (dispatch, combine) phase the bytes a block's staging copy of a token
         moves per dependent load (its threads x 16 B, a load then its store per step: pplx's
-        copy into the symmetric buffer before a put): the chain counts ``"stage_rounds"``,
-        ``"further_stage_rounds"`` and ``"loadstore_stage_rounds"`` use it.
+        copy into the symmetric buffer before a put; DeepEP's and NCCL EP's low-latency
+        combine through shared memory with TMA), ``0`` for a phase that stages no copy (their
+        dispatch copies with warps): the chain counts ``"stage_rounds"``,
+        ``"further_stage_rounds"`` and ``"loadstore_stage_rounds"`` use the phase's entry.
     kernels : tuple of int
         Kernels launched per (dispatch, combine) phase.
     syncs : tuple of int
@@ -1322,6 +1324,12 @@ class ExchangeKernel:
                     or any(not is_int(x) or x < 0 for x in v)):
                 raise SpecError(f"{field} must be two ints >= 0 (dispatch, combine), got "
                                 f"{show_value(v)}")
+        v = self.stage_vector
+        if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
+                not is_int(x) or x < 0 for x in v) or not any(v)):
+            raise SpecError(f"stage_vector must be () or two ints >= 0, not both 0 (dispatch, "
+                             f"combine bytes per staging round; 0: the phase stages no copy), "
+                             f"got {show_value(v)}")
         names = set(EXCHANGE_LATENCY["hopper"]) - {"peer_load"}
         for field in ("chain", "interleaved_chain"):
             v = getattr(self, field)
@@ -1346,9 +1354,9 @@ class ExchangeKernel:
                     raise SpecError("a chain step counted in rounds needs pull_threads and "
                                      "pull_vector (the block's bytes per round)")
                 need = _CHAIN_COUNT_NEEDS.get(step[1])
-                if need and not getattr(self, need[0]):
+                if need and not self._phase_field(need[0], i % 2):
                     raise SpecError(f"a chain step counted in {step[1]} needs {need[0]}"
-                                     f"{need[1]}")
+                                     f"{need[1]}{self._phase_entry(need[0], i % 2)}")
         for field, entry_ok, form, needs in _SLOT_TABLES:
             v = getattr(self, field)
             if not isinstance(v, tuple) or not all(entry_ok(e, names) for e in v):
@@ -1379,13 +1387,11 @@ class ExchangeKernel:
                       "send_grid", "receive_vector", "walk_slot_bytes"):
             object.__setattr__(self, field, check_count(getattr(self, field), field, 0,
                                                         "an int >= 0"))
-        for field, what in (("stage_vector", "dispatch, combine bytes per staging round"),
-                            ("count_grid", "warps per block, most blocks")):
-            v = getattr(self, field)
-            if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
-                    not is_int(x) or x < 1 for x in v)):
-                raise SpecError(f"{field} must be () or two ints >= 1 ({what}), got "
-                                f"{show_value(v)}")
+        v = self.count_grid
+        if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
+                not is_int(x) or x < 1 for x in v)):
+            raise SpecError(f"count_grid must be () or two ints >= 1 (warps per block, most "
+                             f"blocks), got {show_value(v)}")
         v = self.qp_signals
         if v != () and (not isinstance(v, tuple) or len(v) != 2
                         or any(x not in ("", "each", "last") for x in v)):
@@ -1405,10 +1411,23 @@ class ExchangeKernel:
             for name, _ in table:
                 need = _CYCLE_COUNTS[name].needs
                 if need and not (self.cycle(need[0], phase) if need[0] in _CYCLE_COUNTS
-                                 else getattr(self, need[0])):
-                    raise SpecError(f"{name} needs {need[0]} ({need[1]})")
+                                 else self._phase_field(need[0], phase)):
+                    raise SpecError(f"{name} needs {need[0]} ({need[1]})"
+                                     f"{self._phase_entry(need[0], phase)}")
         for field in dataclasses.fields(self):
             object.__setattr__(self, field.name, _python_numbers(getattr(self, field.name)))
+
+    def _phase_field(self, field, phase):
+        """Kernel field ``field`` as ``phase`` (0 dispatch, 1 combine) has it: a per-phase
+        pair's own entry (:attr:`stage_vector`'s), any other field whole."""
+        v = getattr(self, field)
+        return v[phase] if field == "stage_vector" and v else v
+
+    def _phase_entry(self, field, phase):
+        """Where per-phase ``field`` is set but not for ``phase``: the words naming that
+        phase's entry (for an error), else ``''``."""
+        return (f" in its {_PHASES[phase]} entry" if field == "stage_vector"
+                and self.stage_vector and not self.stage_vector[phase] else "")
 
     def _check_cycles(self):
         """Check :attr:`cycles` and keep each phase's table as ``(name, cycles)`` pairs sorted
@@ -1966,8 +1985,8 @@ class ExchangeKernel:
                 out.append(Parameter(f"{self.name}.{field}", text, "", src.get(field, "")))
         if self.stage_vector:
             out.append(Parameter(f"{self.name}.stage_vector",
-                                 "{}+{}".format(*self.stage_vector), "B",
-                                 src.get("stage_vector", "")))
+                                 "{}+{}".format(*(x or "none" for x in self.stage_vector)),
+                                 "B", src.get("stage_vector", "")))
         for name, entry in _CYCLE_COUNTS.items():
             values = [v for v in (self.cycle(name, 0), self.cycle(name, 1)) if v]
             if values:
@@ -3597,8 +3616,8 @@ def _tma_combine(base, name, sources, send, receive, chunk, **fields):
         f"{chunk}: kNumTMABufferBytes = 16 B x 32 lanes x kNumSendUnrolls 4 = "
         f"{_TMA_CHUNK:,} B a chunk, {_TMA_LOADS_IN_FLIGHT} chunks' loads in flight "
         f"(kNumStages {_TMA_STAGES}, kNumPrefetch {_TMA_LOADS_IN_FLIGHT - 1}): "
-        f"{_TMA_LOADS_IN_FLIGHT * _TMA_CHUNK:,} B per dependent load (combine); the dispatch "
-        "copies with warps (UNROLLED_WARP_COPY) and its chains count no staging round")
+        f"{_TMA_LOADS_IN_FLIGHT * _TMA_CHUNK:,} B per dependent load (combine); none for the "
+        "dispatch, which copies with warps (UNROLLED_WARP_COPY)")
     src["reduce_stages"] = (
         f"{receive}: after every flag and cg::this_grid().sync(), groups of 15 warps (at most "
         "2 a block) each sum one token: the group's TMA warp loads the token's top-k ids, then "
@@ -3610,9 +3629,9 @@ def _tma_combine(base, name, sources, send, receive, chunk, **fields):
         "floor under the receive copy")
     inter = (base.interleaved_chain[0],
              base.interleaved_chain[1] + (("hbm_load", "loadstore_stage_rounds"),))
-    vector = _TMA_LOADS_IN_FLIGHT * _TMA_CHUNK
     return dataclasses.replace(base, name=name, sources=tuple(src.items()),
-                               interleaved_chain=inter, stage_vector=(vector, vector),
+                               interleaved_chain=inter,
+                               stage_vector=(0, _TMA_LOADS_IN_FLIGHT * _TMA_CHUNK),
                                reduce_stages=_TMA_STAGES, **fields)
 
 

@@ -1,0 +1,50 @@
+"""Session 37 (ibgda): the low-latency combine's TMA terms are written once
+(``fabric._exchange._tma_combine``), for NCCL EP's kernel and DeepEP d28bd67's alike, and a
+kernel states no staging round for a phase that has none.
+
+Both codes send the combine's rows through shared memory with TMA (2,048-B chunks, two loads
+in flight: 4,096 B per dependent load) but copy the dispatch with warps
+(``UNROLLED_WARP_COPY``): :attr:`fabric.ExchangeKernel.stage_vector`'s dispatch entry is 0,
+which its Parameter shows as ``none``; a chain that counts staging rounds in a phase whose
+entry is 0 is refused, naming the entry. The times are those of any dispatch entry, which no
+dispatch step counts.
+"""
+
+import dataclasses
+
+import fidelity_heldout_moe
+import pytest
+
+from analysis import moe_exchange
+from fabric import SpecError, exchange_kernel
+
+
+@pytest.mark.parametrize("kern", [exchange_kernel("ncclep-low-latency"),
+                                  fidelity_heldout_moe._DEEPEP_D28BD67],
+                         ids=["ncclep", "d28bd67"])
+def test_tma_kernels_stage_the_combine_only(kern):
+    assert kern.stage_vector == (0, 4096) and kern.reduce_stages == 3
+    (p,) = [p for p in kern.parameters() if p.name.endswith(".stage_vector")]
+    assert (p.value, p.unit) == ("none+4096", "B")
+    assert "none for the dispatch" in p.source and "UNROLLED_WARP_COPY" in p.source
+
+
+def test_a_staging_round_in_a_phase_without_one_is_refused():
+    """pplx stages a copy in both phases: a dispatch entry of 0 under its dispatch's staging
+    steps names the entry; both entries 0 is not a pair (use ())."""
+    pplx = exchange_kernel("pplx")
+    with pytest.raises(SpecError, match="stage_rounds needs stage_vector .* in its dispatch "
+                                        "entry"):
+        dataclasses.replace(pplx, stage_vector=(0, 4096))
+    with pytest.raises(SpecError, match="stage_vector must be .* not both 0"):
+        dataclasses.replace(pplx, stage_vector=(0, 0))
+
+
+def test_the_dispatch_entry_moves_no_time():
+    nccl = exchange_kernel("ncclep-low-latency")
+    fab = fidelity_heldout_moe._h100_nodes(1)        # the rows' node (cached)
+    a, b = (moe_exchange(fab, "deepseek-v3", 16, 8, kernel=k, dispatch_bytes=1 + 4 / 128,
+                         combine_bytes=2, l2_flushed=False)
+            for k in (nccl, dataclasses.replace(nccl, stage_vector=(4096, 4096))))
+    assert (a.dispatch, a.combine, a.dispatch_phase, a.combine_phase) == (
+        b.dispatch, b.combine, b.dispatch_phase, b.combine_phase)
