@@ -220,13 +220,13 @@ from ._runtime import runtime
 from ._tech import link_tech
 from ._units import (
     check_count,
-    error_for,
+    check_number,
     flag_of,
     is_bool,
-    is_finite,
     is_int,
     is_real,
     items_of,
+    kind_error,
     sequence_of,
     show_value,
     text_of,
@@ -502,6 +502,16 @@ EXCHANGE_BLOCK_RATE = {
 _PEER_TECH = {"hopper": "nvlink4", "blackwell": "nvlink5"}
 
 
+def _latency_table(arch, what="exchange latencies", known=EXCHANGE_LATENCY):
+    """:data:`EXCHANGE_LATENCY`'s table of GPU generation ``arch``: the one lookup of a
+    generation's latencies; a TypeError for a name of the wrong kind (:func:`text_of`), a
+    SpecError naming the ``known`` generations (those with ``what`` measured) for another."""
+    if text_of(arch, "arch") not in known:
+        raise SpecError(f"no measured {what} for architecture {show_value(arch)}; known: "
+                        + ", ".join(sorted(known)))
+    return EXCHANGE_LATENCY[arch]
+
+
 def peer_access_latency(arch):
     """Seconds a peer load spends beyond the fabric's own round trip, and its Parameters.
 
@@ -540,10 +550,8 @@ def peer_access_latency(arch):
     ...
     fabric.SpecError: no measured peer-load latency for architecture 'volta'; known: blackwell, hopper
     """
-    if not isinstance(arch, str) or arch not in EXCHANGE_LATENCY or arch not in _PEER_TECH:
-        raise SpecError(f"no measured peer-load latency for architecture {show_value(arch)}; "
-                        "known: " + ", ".join(sorted(set(EXCHANGE_LATENCY) & set(_PEER_TECH))))
-    table = EXCHANGE_LATENCY[arch]
+    table = _latency_table(arch, "peer-load latency",
+                           sorted(set(EXCHANGE_LATENCY) & set(_PEER_TECH)))
     tech = link_tech(_PEER_TECH[arch])
     rest = max(0.0, table["peer_load"].value - 4 * tech.latency)
     latency = next(p for p in tech.parameters() if p.name == f"{tech.name}.latency")
@@ -795,10 +803,7 @@ _PHASES = ("dispatch", "combine")
 
 def _phase_index(phase):
     """``phase`` (0 dispatch, 1 combine) checked: a clear error for anything else."""
-    rule = "0 (dispatch) or 1 (combine)"
-    if check_count(phase, "phase", 0, rule) > 1:
-        raise SpecError(f"phase must be {rule}, got phase={show_value(phase)}")
-    return int(phase)
+    return check_count(phase, "phase", 0, "0 (dispatch) or 1 (combine)", below=2)
 
 
 # the parts of a cycle count of several, in words (for the error)
@@ -1310,10 +1315,8 @@ class ExchangeKernel:
         if bool(self.pull_threads) != bool(self.pull_vector):
             raise SpecError("pull_threads and pull_vector are both set (a pulling combine) or "
                              "both 0")
-        v = self.staging_source_bytes
-        if not (is_finite(v) and v >= 0):
-            raise error_for(v, f"staging_source_bytes must be bytes per element >= 0, got "
-                               f"{show_value(v)}")
+        check_number("staging_source_bytes", self.staging_source_bytes,
+                     unit=" bytes per element")
         if (not isinstance(self.release_fence, tuple) or len(self.release_fence) != 2
                 or any(not is_bool(x) for x in self.release_fence)):
             raise SpecError(f"release_fence must be two bools (dispatch, combine), got "
@@ -1534,13 +1537,13 @@ class ExchangeKernel:
         >>> k.round_read_latency(8, 2, "blackwell", 0, 8, 1.0)
         (0.0, ())
         """
+        lat = _latency_table(arch)
         row = _slot_row(self.round_reads, arch, k, input_bytes)
         spent = _slot_row(self.round_cycles, arch, k, input_bytes)
         if (row is None and spent is None) or rounds < 1:
             return 0.0, ()
         first_min, first_full, first_late, later_min, later_full, later_late = (
             row if row is not None else ((), (), (), (), (), ()))
-        lat = EXCHANGE_LATENCY[arch]
         v = min(max((float(distinct) - 1.0) / max(k - 1, 1), 0.0), 1.0)
         late = min(max(float(late), 0.0), float(len(first_late)))
         used = []
@@ -1613,8 +1616,7 @@ class ExchangeKernel:
         >>> exchange_kernel("one-sided").qp_atomics(0, 64.0)
         0
         """
-        if not (is_finite(messages) and messages >= 0):
-            raise error_for(messages, f"messages must be a number >= 0, got {show_value(messages)}")
+        messages = check_number("messages", messages)
         mode = self.qp_signals[phase] if self.qp_signals else ""
         if not mode or messages == 0:
             return 0
@@ -1833,9 +1835,10 @@ class ExchangeKernel:
         (0.0, ())
         """
         k = check_count(k, "k", 1, "an int >= 1 (the token's top-k)")
+        table = _latency_table(arch)
+        l2_flushed = flag_of(l2_flushed, "l2_flushed")
         if not self.reduce_stages:
             return 0.0, ()
-        table = EXCHANGE_LATENCY[arch]
         first = table["hbm_load" if l2_flushed else "l2_hit"]
         hit = table["l2_hit"]
         waves = -(-k // self.reduce_stages)
@@ -1908,7 +1911,7 @@ class ExchangeKernel:
         >>> round(k.chain_latency(0, "blackwell", ranks=8, rounds=4, ep=64, slots=8)[0] * 1e9)
         8981
         """
-        table = EXCHANGE_LATENCY[arch]
+        table = _latency_table(arch)
         times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds),
                  "lane_passes": float(lane_passes(ep)), "remote_signals": float(remote_signals),
                  "serial_copies": float(serial_copies), "posted_copies": float(posted_copies),
@@ -3763,8 +3766,11 @@ def exchange_kernel(name):
     """
     if isinstance(name, ExchangeKernel):
         return name
+    if not isinstance(name, str):
+        raise kind_error(name, "kernel", "a name such as 'deepep-low-latency' or a "
+                         "fabric.ExchangeKernel")
     try:
         return EXCHANGE_KERNELS[name]
-    except (KeyError, TypeError):
+    except KeyError:
         raise SpecError(f"unknown MoE exchange kernel {show_value(name)}; known: "
                         + ", ".join(sorted(EXCHANGE_KERNELS))) from None

@@ -48,3 +48,30 @@ def test_the_dispatch_entry_moves_no_time():
             for k in (nccl, dataclasses.replace(nccl, stage_vector=(4096, 4096))))
     assert (a.dispatch, a.combine, a.dispatch_phase, a.combine_phase) == (
         b.dispatch, b.combine, b.dispatch_phase, b.combine_phase)
+
+
+def test_a_generation_is_looked_up_once_and_bad_input_is_named():
+    """older-a (session 37): receive_floor('volta') was a bare KeyError and l2_flushed='no'
+    read as True; chain_latency and round_read_latency indexed the table alike (round_read_
+    latency answered 0 for a generation without a row); exchange_kernel(5) and
+    peer_access_latency(5) were SpecErrors where a wrong kind is a TypeError."""
+    from fabric import peer_access_latency
+    d28 = fidelity_heldout_moe._DEEPEP_D28BD67
+    one_sided = exchange_kernel("one-sided")
+    for call in (lambda a: d28.receive_floor(a, 8),
+                 lambda a: d28.chain_latency(0, a, ranks=8, rounds=1),
+                 lambda a: one_sided.round_read_latency(8, 2, a, 4, 8, 0)):
+        with pytest.raises(SpecError, match="no measured exchange latencies for architecture "
+                                            "'volta'; known: blackwell, hopper"):
+            call("volta")
+        with pytest.raises(TypeError, match="arch must be a str, got None"):
+            call(None)
+    with pytest.raises(TypeError, match="l2_flushed must be True or False, got 'no'"):
+        d28.receive_floor("hopper", 8, l2_flushed="no")
+    for bad in (5, None):
+        with pytest.raises(TypeError, match="kernel must be a name"):
+            exchange_kernel(bad)
+    with pytest.raises(TypeError, match="arch must be a str, got 5"):
+        peer_access_latency(5)
+    with pytest.raises(SpecError, match="messages must be a finite number >= 0"):
+        d28.qp_atomics(0, float("nan"))
