@@ -41,6 +41,14 @@ Profiles (:data:`EXCHANGE_KERNELS`)
     after the network part. A dispatch message carries the FP8 token, its
     scales and 16 B of source info (``tests/legacy/test_low_latency.py``:
     ``hidden + hidden/128*4 + 16`` bytes).
+``"deepep-low-latency@d28bd67"``
+    ``"deepep-low-latency"`` (DeepEP de8cfca, 2025-06-05) as deep_ep 1.2.1+d28bd67
+    (2026-04-29; SGLang 0.5.12's image, the build of NVIDIA's collector rows) builds it: the
+    dispatch's grid takes ``ceil(E / ceil(E / SMs))`` blocks (2 experts a block for 256
+    experts: one token a block up to 128 tokens), and its combine sends and receives through
+    shared memory with TMA (#299, c874cb7, 2025-07-14: a sending warp loads its 2,048-B chunks
+    two at a time; #345, c5facf5, 2025-08-07: the receive loads each of a token's copies whole
+    into one of 3 stages).
 ``"ncclep-low-latency"``
     NVIDIA NCCL EP's low-latency kernels (NVIDIA/nccl ``contrib/nccl_ep``, adapted from
     DeepEP's): ``"deepep-low-latency"`` with the steps its compiled kernel takes instead
@@ -206,7 +214,7 @@ False
 >>> exchange_kernel("carrier-pigeon")
 Traceback (most recent call last):
 ...
-fabric.SpecError: unknown MoE exchange kernel 'carrier-pigeon'; known: all-to-allv, deepep-low-latency, deepep-normal, ncclep-low-latency, one-sided, one-sided-1.3, pplx
+fabric.SpecError: unknown MoE exchange kernel 'carrier-pigeon'; known: all-to-allv, deepep-low-latency, deepep-low-latency@d28bd67, deepep-normal, ncclep-low-latency, one-sided, one-sided-1.3, pplx
 """
 
 import collections
@@ -3743,6 +3751,37 @@ def _ncclep_low_latency():
 
 
 EXCHANGE_KERNELS["ncclep-low-latency"] = _ncclep_low_latency()
+
+
+def _deepep_low_latency_d28bd67():
+    """DeepEP's low-latency kernels as deep_ep 1.2.1+d28bd67 (2026-04-29) builds them, the build
+    of NVIDIA's collector rows (session 36; ``"deepep-low-latency"`` is de8cfca's, 2025-06-05):
+    its dispatch grid and its combine's TMA send (#299, c874cb7, 2025-07-14) and receive (#345,
+    c5facf5, 2025-08-07), each from the code and priced at the project's own latencies."""
+    base = EXCHANGE_KERNELS["deepep-low-latency"]
+    src = dict(base.sources)
+    src["send_grid"] = (
+        "deepseek-ai/DeepEP d28bd67 csrc/kernels/internode_ll.cu (dispatch host, l.600-605): "
+        "num_warp_groups = ceil(num_experts / the device's SMs), num_sms = ceil(num_experts / "
+        "num_warp_groups): 2 experts a block, 128 blocks for 256 experts on H100 (132 SMs) and "
+        "on Blackwell (148: the collector's chips), block b sends tokens b, b + 128, ... (l.283), "
+        "each after the release of the one before as at de8cfca: one token a block up to 128 "
+        "tokens, no later wave (de8cfca: 3 experts a block, 86 blocks). The project's chips carry "
+        "no SM count: 2 holds for 256 experts on 128-255 SMs")
+    return _tma_combine(
+        base, "deepep-low-latency@d28bd67", src,
+        send=("deepseek-ai/DeepEP d28bd67 internode_ll.cu combine send (l.1410-1490, TMA since "
+              "#299, c874cb7; the group's 16 warps take an (expert, rank) pair's tokens in turn: "
+              "one a warp up to 128 tokens, ~4 a pair)"),
+        receive=("deepseek-ai/DeepEP d28bd67 internode_ll.cu combine receive (l.1540-1675, since "
+                 "#345, c5facf5; group g of block b sums token b + 128 g; each copy 16 + "
+                 "14,336 B; one TMA store of the sum)"),
+        chunk=("deepseek-ai/DeepEP d28bd67 internode_ll.cu combine (kNumSendUnrolls l.1346, the "
+               "TMA constants l.1394-1397)"),
+        send_grid=2)
+
+
+EXCHANGE_KERNELS["deepep-low-latency@d28bd67"] = _deepep_low_latency_d28bd67()
 
 
 def exchange_kernel(name):

@@ -30,7 +30,6 @@ from analysis import (
     moe_exchange,
 )
 from fabric import exchange_kernel, runtime
-from fabric._exchange import _tma_combine
 
 
 @functools.cache
@@ -259,17 +258,18 @@ def _ncclep(phase):
 def _aic_ll_blackwell(fabric_of, tokens, phase):
     """NVIDIA's collector's DeepEP low-latency rows on Blackwell (session 35): DeepEP's own test
     on every GPU of one HGX B200 / B300 node (EP8) or one GB200 / GB300 tray (EP4, the first four
-    ranks of the NVL72 rack), priced as the H100 / H200 rows (``deepep-low-latency``, uniform) and read as
-    a one-kernel Kineto duration (:func:`fidelity_moe.kernel_span`: less the floor's graph gap on
-    Blackwell, as the DeepEP V2 B200 rows)."""
+    ranks of the NVL72 rack), priced as the H100 / H200 rows (``deepep-low-latency@d28bd67``,
+    uniform) and read as a one-kernel Kineto duration (:func:`fidelity_moe.kernel_span`: less
+    the floor's graph gap on Blackwell, as the DeepEP V2 B200 rows)."""
     def case(row):
         fabric = fabric_of()
         r = moe_exchange(fabric, "deepseek-v3", tokens, int(row["gpus"]),
-                         kernel=_DEEPEP_D28BD67, dispatch_bytes=1 + 4 / 128,
+                         kernel="deepep-low-latency@d28bd67", dispatch_bytes=1 + 4 / 128,
                          combine_bytes=2, routing="uniform")
         ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
-        how = (f"{_DEEPEP_D28BD67.name} on {fabric.name}, uniform; {parts(ph)}; one kernel's kineto "
-               f"duration: less the floor's graph gap {PDL_HIDDEN_GAP.value * 1e6:.2f}")
+        how = (f"deepep-low-latency@d28bd67 on {fabric.name}, uniform; {parts(ph)}; one "
+               f"kernel's kineto duration: less the floor's graph gap "
+               f"{PDL_HIDDEN_GAP.value * 1e6:.2f}")
         return kernel_span(ph.time, fabric) * 1e6, how
     return case
 
@@ -370,38 +370,6 @@ _DEEPEP_A84A248 = dataclasses.replace(
     ))
 
 
-@functools.cache
-def _deepep_d28bd67():
-    """DeepEP's low-latency kernels as deep_ep 1.2.1+d28bd67 builds them (the collector's rows,
-    session 36; the check set's rows are de8cfca's, ``deepep-low-latency``): three steps differ,
-    each from the code and priced at the project's own latencies (sources below)."""
-    base = exchange_kernel("deepep-low-latency")
-    src = dict(base.sources)
-    src["send_grid"] = (
-        "deepseek-ai/DeepEP d28bd67 csrc/kernels/internode_ll.cu (dispatch host, l.600-605): "
-        "num_warp_groups = ceil(num_experts / the device's SMs), num_sms = ceil(num_experts / "
-        "num_warp_groups): 2 experts a block, 128 blocks for 256 experts on H100 (132 SMs) and "
-        "on Blackwell (148: the collector's chips), block b sends tokens b, b + 128, ... (l.283), "
-        "each after the release of the one before as at de8cfca: one token a block up to 128 "
-        "tokens, no later wave (de8cfca: 3 experts a block, 86 blocks). The project's chips carry "
-        "no SM count: 2 holds for 256 experts on 128-255 SMs")
-    return _tma_combine(
-        base, "deepep-low-latency@d28bd67", src,
-        send=("deepseek-ai/DeepEP d28bd67 internode_ll.cu combine send (l.1410-1490, TMA since "
-              "#299, c874cb7; the group's 16 warps take an (expert, rank) pair's tokens in turn: "
-              "one a warp up to 128 tokens, ~4 a pair)"),
-        receive=("deepseek-ai/DeepEP d28bd67 internode_ll.cu combine receive (l.1540-1675, since "
-                 "#345, c5facf5; group g of block b sums token b + 128 g; each copy 16 + "
-                 "14,336 B; one TMA store of the sum)"),
-        chunk=("deepseek-ai/DeepEP d28bd67 internode_ll.cu combine (kNumSendUnrolls l.1346, the "
-               "TMA constants l.1394-1397)"),
-        send_grid=2)
-
-
-#: DeepEP's low-latency kernels of the collector's build (:func:`_deepep_d28bd67`).
-_DEEPEP_D28BD67 = _deepep_d28bd67()
-
-
 def _deepep_a84a248(chunk):
     """:data:`_DEEPEP_A84A248` with ``chunk`` tokens per RDMA write (``qp_chunk``)."""
     return dataclasses.replace(_DEEPEP_A84A248, name=f"deepep-normal@a84a248/chunk{chunk}",
@@ -483,7 +451,8 @@ CASES = {
     # the same collector's DeepEP low-latency data (session 35): DeepEP's own test on one full
     # HGX node, timed as the check set's DeepEP rows (one kernel's Kineto mean; Hopper: no gap)
     **{f"aic-deepep-{chip}-ep8-ll-bs{bs}-{ph}": _deepep(
-        _h100_nodes if chip == "h100" else _h200_nodes, _DEEPEP_D28BD67, bs, ph, "time")
+        _h100_nodes if chip == "h100" else _h200_nodes, "deepep-low-latency@d28bd67", bs, ph,
+        "time")
        for chip in ("h100", "h200") for bs in (1, 16, 128) for ph in ("dispatch", "combine")},
     # Blackwell (lead's decision, session 35): one HGX B200 node (EP8) and one GB200 tray (EP4)
     **{f"aic-deepep-{chip}-ep{ep}-ll-bs{bs}-{ph}": _aic_ll_blackwell(

@@ -20,7 +20,7 @@ from fabric import SpecError, exchange_kernel
 
 
 @pytest.mark.parametrize("kern", [exchange_kernel("ncclep-low-latency"),
-                                  fidelity_heldout_moe._DEEPEP_D28BD67],
+                                  exchange_kernel("deepep-low-latency@d28bd67")],
                          ids=["ncclep", "d28bd67"])
 def test_tma_kernels_stage_the_combine_only(kern):
     assert kern.stage_vector == (0, 4096) and kern.reduce_stages == 3
@@ -56,7 +56,7 @@ def test_a_generation_is_looked_up_once_and_bad_input_is_named():
     latency answered 0 for a generation without a row); exchange_kernel(5) and
     peer_access_latency(5) were SpecErrors where a wrong kind is a TypeError."""
     from fabric import peer_access_latency
-    d28 = fidelity_heldout_moe._DEEPEP_D28BD67
+    d28 = exchange_kernel("deepep-low-latency@d28bd67")
     one_sided = exchange_kernel("one-sided")
     for call in (lambda a: d28.receive_floor(a, 8),
                  lambda a: d28.chain_latency(0, a, ranks=8, rounds=1),
@@ -75,3 +75,16 @@ def test_a_generation_is_looked_up_once_and_bad_input_is_named():
         peer_access_latency(5)
     with pytest.raises(SpecError, match="messages must be a finite number >= 0"):
         d28.qp_atomics(0, float("nan"))
+
+
+def test_the_collectors_build_is_a_library_kernel():
+    """Lead's decision (session 37, option A): deep_ep 1.2.1+d28bd67 is the library's
+    'deepep-low-latency@d28bd67' (the held-out aic-deepep rows name it), its build and pull
+    requests dated in the module's docs; 'deepep-low-latency' stays de8cfca's."""
+    import fabric._exchange as ex
+    from fabric import EXCHANGE_KERNELS
+    d28, de8 = EXCHANGE_KERNELS["deepep-low-latency@d28bd67"], EXCHANGE_KERNELS["deepep-low-latency"]
+    assert (d28.send_grid, de8.send_grid, de8.stage_vector, de8.reduce_stages) == (2, 3, (), 0)
+    for fact in ('"deepep-low-latency@d28bd67"', "2026-04-29", "c874cb7, 2025-07-14",
+                 "c5facf5, 2025-08-07"):
+        assert fact in ex.__doc__
