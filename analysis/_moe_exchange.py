@@ -2009,7 +2009,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         # the combine's receive part: each block sums its tokens' k copies pass by pass
         reduce_loads = kern.receive_reduce(E, k, tokens, h)
         # a block's staging copy of the phase's message: its dependent rounds beyond the first
-        stage_rounds = [math.ceil(b / v) - 1 for b, v in zip((b_d, b_c), kern.stage_vector)]
+        stage_rounds = [math.ceil(b / v) - 1 if v else 0
+                        for b, v in zip((b_d, b_c), kern.stage_vector)]
         stage_rounds = stage_rounds or [0, 0]
         # the dispatch's send loop: the block holding the last token walks every earlier one
         walked = kern.send_walk(tokens)

@@ -1736,6 +1736,6 @@ def runtime(name, version=None, date=None):
         return _nccl_version(version)
     try:
         return RUNTIMES[key]
-    except (KeyError, TypeError):
+    except KeyError:
         raise SpecError(f"unknown runtime {show_value(name)}; known: "
                          + ", ".join(sorted(RUNTIMES)) + " (nccl also as nccl@<version>)") from None
