@@ -328,7 +328,14 @@ def _check_split(name, q):
     Traceback (most recent call last):
     ...
     TypeError: runtime 'x': split rule must be 0, 1 or 2, got 2.0 (a float)
+    >>> _check_split("x", 5)
+    Traceback (most recent call last):
+    ...
+    TypeError: runtime 'x': split must be a dict, got 5 (an int)
     """
+    if not isinstance(q, dict):
+        # (5 had reached 'rule' not in q: "argument of type 'int' is not iterable")
+        raise kind_error(q, f"runtime {show_value(name)}: split", "a dict")
     if not q:
         return
     if "rule" not in q:
@@ -1733,19 +1740,31 @@ def runtime(name, version=None, date=None):
     True
     >>> runtime("nccl", date="2024-09-19").name
     'nccl@2.23.4'
+    >>> runtime(runtime("nccl"), version="2.20.5")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: a Runtime ('nccl') names its own release: pass version= or date= with a name, e.g. runtime('nccl', version='2.20.5')
     """
     if isinstance(name, Runtime):
+        # version= / date= with a Runtime were dropped (the Runtime came back as it was)
+        if version is not None or date is not None:
+            raise SpecError(f"a Runtime ({show_value(name.name)}) names its own release: pass "
+                            "version= or date= with a name, e.g. runtime('nccl', "
+                            "version='2.20.5')")
         return name
     # STYLE's rule: a name of the wrong kind is a TypeError (5 and True were "unknown
     # runtime" SpecErrors); a version's kind is checked where it is read (_parse_version)
     if not isinstance(name, str):
         raise kind_error(name, "runtime", "a name such as 'nccl', 'nccl@2.21.5' or 'ideal', or "
                          "a fabric.Runtime")
+    key = name.strip().lower()
     if date is not None:
         if version is not None or "@" in name:
             raise SpecError("pass a release or a date, not both")
+        if key != "nccl":
+            # (the date was turned into a version first: the message named a version)
+            raise SpecError(f"only the nccl runtime takes a date, not {show_value(name)}")
         version = nccl_release_on(date)
-    key = name.strip().lower()
     if "@" in key:
         key, at = key.split("@", 1)
         if version is not None:
