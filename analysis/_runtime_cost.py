@@ -2585,11 +2585,12 @@ def p2p_drain(rt, view, op, n):
     chunk / slices)`` a message). Priced for the busiest receiver's messages from peers of its
     own node (the P2P or SHM transport: a chunk of ``p2pChunkSize`` as it is; a network peer's
     chunk is cut by the message's size and its copy-out waits on the proxy: not priced), read
-    and written once at the chip's HBM bandwidth (a LOWER BOUND: no copy rate of one thread
-    block is sourced); 0 where the fabric names no chip. LL messages (their receiver reads
-    each 16-byte line as it lands) and a rank's copy to itself pay none, nor, until 2.22
-    (``rt.p2p["direct_unregistered"]``), a peer of the receiver's own process (the sender
-    wrote into the user's buffer: ``view.process_devices``, cost()'s
+    and written once at the chip's HBM bandwidth (an ASSUMPTION, not a bound: no copy rate of
+    a thread block is sourced, and the chunk just written may still be in the receiver's L2,
+    whose rate is not sourced either); 0 where the fabric names no chip. LL messages (their
+    receiver reads each 16-byte line as it lands) and a rank's copy to itself pay none, nor,
+    until 2.22 (``rt.p2p["direct_unregistered"]``), a peer of the receiver's own process (the
+    sender wrote into the user's buffer: ``view.process_devices``, cost()'s
     ``devices_per_process``; from 2.23 that path needs registered buffers). ``n``: an
     all-to-all's bytes a rank, a send/recv's message, an all-to-allv's total.
 

@@ -288,7 +288,7 @@ _AIC_A2A_MISS = (
     "differ by ~4 us where the measurements agree (docs/sources.md s.9, session 36). Session "
     "37: at 1 and 16 MiB every part is one Simple chunk (512 KiB), written whole before the "
     "receiver copies it out of its buffer (sendrecv.h ProtoSimple<1, 1>), now priced at the "
-    "chip's HBM bandwidth (a lower bound); what is left there (0.42-0.71 of the measurement) "
+    "chip's HBM bandwidth (an assumption); what is left there (0.42-0.71 of the measurement) "
     "is the two passes' rate, ~7 GB/s a channel measured on H100 at both sizes")
 _AIC_16M_MISS = (
     "Blackwell 16 MiB collectives of NVIDIA's collector measure 1.5-2x the model (all-gather "
