@@ -982,7 +982,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         return _empty_cost(fabric, op, p, rt, n)
     if rt.kind != "ideal" and p > 1:
         res = _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap,
-                              int(ops_per_launch))
+                              int(ops_per_launch), int(devices_per_process))
         return _with_host_launches(res, rt, int(devices_per_process), int(ops_per_launch),
                                    int(iterations), bool(blocking))
     if algorithm == "auto":
@@ -1057,6 +1057,10 @@ class _GroupView:
         # what a runtime works out for this view during one cost (analysis._runtime_cost:
         # each p2p message's plan), shared by the release's candidates and their retiming
         self.runtime_memo = {}
+        # devices one process drives (cost()'s devices_per_process: ranks k N .. k N + N - 1
+        # share one): before 2.23 NCCL wrote a same-process peer's Simple p2p directly
+        # (analysis._runtime_cost.p2p_drain)
+        self.process_devices = 1
         # the group's facts depend on the fabric and the ranks only: computed once, cached
         key = ("group", idx.tobytes())
         c = fabric_memo(fabric, __name__)
@@ -1609,8 +1613,9 @@ def further_barrier(fabric, ranks=None, runtime="symmetric-memory"):
     return _runtime_cost.flag_barrier(get_runtime(runtime), view)
 
 
-def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, ops):
+def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, ops, devices=1):
     view = _GroupView(fabric, op, nodes, idx, tr, M, overlap)
+    view.process_devices = devices
     if rt.kind == "library":
         tried, why = _runtime_cost.nccl_candidates(rt, view, op, n, algorithm, ops)
     else:
