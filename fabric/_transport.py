@@ -161,8 +161,13 @@ class Transport:
                 + self.nic_tx + self.nic_rx + self.completion)
 
     def packets(self, size):
-        """Number of packets a payload of ``size`` bytes needs (at least one)."""
-        return max(1, math.ceil(size / self.max_payload))
+        """Number of packets a payload of ``size`` bytes needs (at least one); ``size`` a count
+        of bytes >= 0 (:func:`check_count`: ``-1`` or ``True`` was priced as one packet).
+
+        >>> transport("rdma").packets(8193), transport("rdma").wire_bytes(8193)
+        (3, 8271)
+        """
+        return max(1, math.ceil(check_count(size, "size") / self.max_payload))
 
     def wire_bytes(self, size):
         """Bytes on the wire for a payload of ``size`` bytes: payload + a header per packet."""
@@ -170,12 +175,20 @@ class Transport:
 
     def copy_time(self, size):
         """Seconds of bounce-buffer copying for ``size`` bytes (both sides), 0 if not bounced."""
+        size = check_count(size, "size")
         return 2 * size / self.copy_bandwidth if self.bounce else 0.0
 
     def with_bounce(self, bounce=True):
-        """A copy with the bounce-buffer copy switched on or off."""
-        return dataclasses.replace(self, bounce=flag_of(bounce, "bounce"),
-                                   name=self.name + ("+bounce" if bounce else ""))
+        """A copy with the bounce-buffer copy switched on or off, named for it: ``+bounce``
+        once when on, none when off (the name labels results and the assumptions table).
+
+        >>> t = transport("rdma").with_bounce()
+        >>> t.name, t.with_bounce().name, t.with_bounce(False).name
+        ('rdma+bounce', 'rdma+bounce', 'rdma')
+        """
+        bounce = flag_of(bounce, "bounce")
+        return dataclasses.replace(self, bounce=bounce, name=self.name.removesuffix("+bounce")
+                                   + ("+bounce" if bounce else ""))
 
     def parameters(self):
         """Each figure as a :class:`~fabric.Parameter` with unit and source."""
@@ -240,6 +253,32 @@ def transport(name):
 #: The transport name that means "the native choice per pair": load/store where it
 #: reaches (:func:`reach`), message passing (RDMA) otherwise.
 NATIVE = "native"
+
+
+def transport_arg(transport):
+    """The transport a collective, an MoE exchange or a decode step is asked for, checked
+    once (``analysis.cost``, ``analysis.moe_exchange``, ``analysis.decode_step``): ``None``
+    or ``"native"`` (each step its own: load/store where it reaches, RDMA otherwise) ->
+    None; ``"loadstore"`` or ``"rdma"`` -> that name; a :class:`Transport` passes through
+    (its stages priced as given).
+
+    >>> transport_arg("native") is None, transport_arg(None) is None, transport_arg("rdma")
+    (True, True, 'rdma')
+    >>> transport_arg("pigeon")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: unknown transport 'pigeon'; known: loadstore, rdma, or native (each step its own, the default)
+    """
+    if transport is None or isinstance(transport, Transport):
+        return transport
+    name = text_of(transport, "transport")      # a kind first (a TypeError), then the set
+    if name == NATIVE:
+        return None
+    if name not in TRANSPORTS:
+        raise SpecError(f"unknown transport {show_value(transport)}; known: "
+                        f"{', '.join(sorted(TRANSPORTS))}, or {NATIVE} (each step its own, "
+                        f"the default)")
+    return name
 
 
 def _edge_carries(fabric):
