@@ -61,11 +61,11 @@ True
 
 import itertools
 
-from fabric import GENERATIONS, ChipSpec, Parameter, SpecError, chip_spec
+from fabric import GENERATIONS, Parameter, SpecError, chip_spec
 from fabric._chips import check_math_format
 from fabric._units import check_choice, check_number, show_value, text_of
 
-from ._gemm_measured import lower_envelope
+from ._gemm_measured import lower_envelope, measured_chip
 from ._models import WEIGHT_FORMATS
 
 __all__ = ["DECODE_GEMM_HBM_EFFICIENCY", "DECODE_GEMM_K_FLOOR", "DEEPGEMM_H800_FP8",
@@ -400,7 +400,7 @@ def grouped_gemm_rate(chip, math, rows):
     """
     check_math_format(math)
     rows = check_number("rows", rows, rule=_ROWS)
-    chip = chip_spec(chip).name        # a ChipSpec or a misspelt name was 'none published'
+    chip = measured_chip(chip)         # a ChipSpec or a misspelt name was 'none published'
     table = GROUPED_GEMM_TIME_BY_ROWS.get((chip, math))
     if table is None or rows < table[0][0]:
         return None
@@ -493,8 +493,7 @@ def _module_key(chip, math, backend, shape, etp, ep, tokens):
     check_choice(backend, "moe_backend", MOE_BACKENDS)
     check_math_format(math)
     check_number("tokens", tokens)
-    if isinstance(chip, ChipSpec):      # a ChipSpec was looked up as a key: 'none measured'
-        chip = chip.name                # (a name is taken as given: a user's own chip has one)
+    chip = measured_chip(chip)          # a misspelt name was 'none measured', silently
     key = (_MOE_MODULE_CHIPS.get(chip), math, backend)
     env = _MOE_MODULE_ENVELOPES.get((key, (etp, ep)))
     if env is None or tuple(shape) != MEASURED_MOE_SHAPE or not env[0][0] <= tokens <= env[-1][0]:
@@ -504,7 +503,7 @@ def _module_key(chip, math, backend, shape, etp, ep, tokens):
 
 def moe_module_time(chip, math, shape, etp, ep, tokens, backend="cutlass"):
     """Seconds of TensorRT-LLM's MoE module (``backend``: :data:`MOE_BACKENDS`) on one GPU of
-    ``chip`` (its name) for ``tokens`` tokens entering the rank's MoE, experts in math format
+    ``chip`` (or its name) for ``tokens`` tokens entering the rank's MoE, experts in math format
     ``math`` of ``shape`` ``(hidden, expert width, routed experts, experts per token)``, laid
     out ``etp`` x ``ep`` (expert tensor x expert parallel), from
     :data:`TRTLLM_MOE_MODULE_BY_LAYOUT`: the lower envelope, linear in ``tokens`` between the

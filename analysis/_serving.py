@@ -1000,7 +1000,7 @@ def _prefill_module_rate(m, chip, fmt, lay, tokens, engine, efficiency):
     if (engine != "trtllm" or efficiency is not None or not m.moe_layers or lay.etp != 1
             or m.routed_experts / lay.ep < MEASURED_MOE_LOCAL_EXPERTS):
         return None
-    return grouped_gemm_rate(chip.name, fmt, tokens * m.experts_per_token / m.routed_experts)
+    return grouped_gemm_rate(chip, fmt, tokens * m.experts_per_token / m.routed_experts)
 
 
 def _moe_module_seconds(m, chip, fmt, lay, tokens):
@@ -1012,7 +1012,7 @@ def _moe_module_seconds(m, chip, fmt, lay, tokens):
     if (not m.moe_layers or tokens <= 0 or lay.etp != 1
             or m.routed_experts / lay.ep < MEASURED_MOE_LOCAL_EXPERTS):
         return None
-    rate = grouped_gemm_rate(chip.name, fmt, tokens * m.experts_per_token / m.routed_experts)
+    rate = grouped_gemm_rate(chip, fmt, tokens * m.experts_per_token / m.routed_experts)
     if rate is None:
         return None
     return tokens * m.experts_per_token / lay.ep * 2 * m.expert_params / rate
@@ -1072,13 +1072,13 @@ def _prefill_measured_gemms(chip, fmt, lay, isl, shapes, whole=()):
     (named in the loop)."""
     seconds, flops = 0.0, 0.0
     for name, (n, k) in shapes.items():
-        t = trtllm_gemm_time(chip.name, fmt, isl, n, k)
-        top = trtllm_gemm_max_rows(chip.name, fmt, n, k)
+        t = trtllm_gemm_time(chip, fmt, isl, n, k)
+        top = trtllm_gemm_max_rows(chip, fmt, n, k)
         if t is None and top is not None and isl > top:
             # more rows than measured: the largest measured row count's time per row (a
             # GEMM that many rows long is compute-bound, its time linear in its rows; an
             # ASSUMPTION beyond the table, so that a longer prompt never costs less)
-            t = trtllm_gemm_time(chip.name, fmt, top, n, k) * isl / top
+            t = trtllm_gemm_time(chip, fmt, top, n, k) * isl / top
         if t is None:
             continue
         seconds += t * lay.tp
@@ -1114,9 +1114,9 @@ def _prefill_context_op(m, chip, lay, isl, engine, efficiency):
     if (engine != "trtllm" or efficiency is not None or att.kind != "mla" or att.sparse
             or att.heads % lay.tp):
         return None
-    shape = (chip.name, att.heads // lay.tp, att.kv_lora_rank, att.qk_rope_head_dim,
+    shape = (chip, att.heads // lay.tp, att.kv_lora_rank, att.qk_rope_head_dim,
              m.kv_cache_bytes)
-    top = mla_context_max_isl(chip.name, m.kv_cache_bytes)
+    top = mla_context_max_isl(chip, m.kv_cache_bytes)
     if top is not None and isl > top:
         # a longer prompt than measured: the longest measured prompt's time per score FLOP
         # (ASSUMPTION beyond the table: the op that long is compute-bound, its time linear in
