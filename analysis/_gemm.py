@@ -61,9 +61,9 @@ True
 
 import itertools
 
-from fabric import GENERATIONS, Parameter, SpecError, chip_spec
+from fabric import GENERATIONS, Parameter, chip_spec
 from fabric._chips import check_math_format
-from fabric._units import check_choice, check_number, show_value, text_of
+from fabric._units import check_choice, check_number
 
 from ._gemm_measured import lower_envelope, measured_chip
 from ._models import WEIGHT_FORMATS
@@ -155,9 +155,7 @@ GEMM_COMPUTE_EFFICIENCY = {("hopper", "fp8", kind): _deepgemm(kind) for kind in 
 def _check_format(generation, math):
     """Refuse a ``generation`` or math format the GEMM tables do not know, by name (a
     misspelt one is an error, not "none published")."""
-    if generation is not None and text_of(generation, "generation") not in GENERATIONS:
-        raise SpecError(f"generation must be one of {GENERATIONS} or None, got "
-                        f"{show_value(generation)}")
+    check_choice(generation, "generation", GENERATIONS, optional=True)
     check_math_format(math)
 
 
@@ -187,7 +185,7 @@ def gemm_compute_efficiency(generation, math, kind):
     >>> gemm_compute_efficiency("hoper", "fp8", "dense")
     Traceback (most recent call last):
     ...
-    fabric.SpecError: generation must be one of ('hopper', 'blackwell') or None, got 'hoper'
+    fabric.SpecError: generation must be one of hopper, blackwell or None, got 'hoper'
     """
     _check_format(generation, math)
     check_choice(kind, "GEMM kind", GEMM_KINDS)

@@ -175,7 +175,6 @@ def test_the_choice_and_number_checks_are_not_written_again():
     assert set(spelled(r"text_of\([^\n]*\) not in (?=[^\n]*\n[^\n]*raise \w+\(f?\"[^\"\n]* "
                        r"must be)")) <= {
         'fabric/_exchange.py: text_of(self.dedup, "dedup") not in ',      # ibgda's (s37)
-        'analysis/_gemm.py: text_of(generation, "generation") not in ',   # audit's (s37)
         'analysis/_plots.py: text_of(metric, "metric") not in '}          # inputs' (s37)
     assert set(spelled(r"is_finite\((\w+)\) (?:and|or) (?:not )?\(?\1 [<>]")) <= {
         "fabric/_units.py: is_finite(value) and (value >",    # check_number, check_fraction
