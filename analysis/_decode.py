@@ -2732,7 +2732,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     >>> kw = {"batch": 64, "context": 2048, "layout": "tp=8"}
     >>> [round(decode_step("deepseek-r1", h, hbm_efficiency=e, **kw).time * 1e3, 2)
     ...  for e in (None, 0.78, 1.0)]    # published rates, measured GEMMs and MLA op; 0.78; roofline
-    [37.94, 35.35, 29.94]
+    [37.96, 35.37, 29.96]
     >>> decode_step("kimi-k2", f, batch=64, context=4096, layout="tp=3,dp=40")
     Traceback (most recent call last):
     ...
@@ -3476,9 +3476,9 @@ def _check_floors(kernel_floors):
     out = []
     for cls, val in sorted(kernel_floors.items()):
         if cls not in classes:
-            raise SpecError(f"kernel_floors: unknown kernel class {cls!r}; classes: "
+            raise SpecError(f"kernel_floors: unknown kernel class {show_value(cls)}; classes: "
                             f"{sorted(classes)}")
-        check_number(f"kernel_floors[{cls!r}]", val, 0, " seconds")
+        check_number(f"kernel_floors[{show_value(cls)}]", val, 0, " seconds")
         extra = max(0.0, float(val) - EMPTY_KERNEL_TIME.value)
         if extra > 0:
             out.append((cls, extra))

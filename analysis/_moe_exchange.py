@@ -1934,30 +1934,27 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                                     else (up_t, up_b, net_t, net_b))
     scale = b_c / b_d
     copy_d = copy_c = 0.0
-    copied = False
-    if kern.local_copy or kern.staging_copy or kern.send_staging:
-        c = chip if chip is not None else fabric.chip
-        if c is not None:
-            copied = True
-            hbm = chip_spec(c).hbm_bandwidth
-            # a source's own tokens' copies (sent in the dispatch, back in the combine) and
-            # what a rank receives in the dispatch (the copies its experts hold); a source
-            # does both its own part and a receiver's
-            own, recv = ((copies_expert, received_expert) if kern.dedup == "expert"
-                         else (copies_rank, received_rank))
-            if kern.local_copy:
-                copy_d = 2 * recv * b_d / hbm          # read the receive buffer, write out
-                copy_c = (own + tokens) * b_c / hbm    # read the k partials, write the sum
-            if kern.send_staging:
-                copy_d += 2 * tokens * b_d / hbm      # own tokens -> symmetric send buffer
-            if kern.staging_copy:
-                copy_c += 2 * recv * b_c / hbm         # MoE output -> symmetric buffer
-                # a low-precision combine casts a wider MoE output there: the extra bytes read
-                wider = kern.staging_source_bytes * h - b_c
-                if wider > 0:
-                    copy_c += recv * wider / hbm
-            params = params + (Parameter(f"{chip_spec(c).name}.hbm_bandwidth", hbm, "B/s",
-                                         chip_spec(c).source),)
+    c = chip if chip is not None else fabric.chip     # None: no HBM known, no copy priced
+    if (kern.local_copy or kern.staging_copy or kern.send_staging) and c is not None:
+        hbm = chip_spec(c).hbm_bandwidth
+        # a source's own tokens' copies (sent in the dispatch, back in the combine) and
+        # what a rank receives in the dispatch (the copies its experts hold); a source
+        # does both its own part and a receiver's
+        own, recv = ((copies_expert, received_expert) if kern.dedup == "expert"
+                     else (copies_rank, received_rank))
+        if kern.local_copy:
+            copy_d = 2 * recv * b_d / hbm          # read the receive buffer, write out
+            copy_c = (own + tokens) * b_c / hbm    # read the k partials, write the sum
+        if kern.send_staging:
+            copy_d += 2 * tokens * b_d / hbm      # own tokens -> symmetric send buffer
+        if kern.staging_copy:
+            copy_c += 2 * recv * b_c / hbm         # MoE output -> symmetric buffer
+            # a low-precision combine casts a wider MoE output there: the extra bytes read
+            wider = kern.staging_source_bytes * h - b_c
+            if wider > 0:
+                copy_c += recv * wider / hbm
+        params = params + (Parameter(f"{chip_spec(c).name}.hbm_bandwidth", hbm, "B/s",
+                                     chip_spec(c).source),)
     if kernel_gap is None:
         import analysis  # the decode model's Parameter, through the package
         gap = analysis.GRAPH_KERNEL_OVERHEAD.value
@@ -1971,7 +1968,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     gaps_c = max(kern.kernels[1] - 1, 0) * gap
     # one block's serial chain, at the latencies of the GPU generation that runs it
     arch = runtime_arch(fabric if chip is None else types.SimpleNamespace(chip=chip_spec(chip)))
-    if kern.reduce_stages and kern.local_copy and copied:
+    if kern.reduce_stages and kern.local_copy and c is not None:
         # one receiving group's sum of a token, its copies loaded whole into a few stages: a
         # floor under the chip-wide receive copy, not added to it (ExchangeKernel.reduce_stages)
         floor, used = kern.receive_floor(arch, int(k), l2_flushed)
@@ -2012,7 +2009,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         # the combine's receive part: each block sums its tokens' k copies pass by pass
         reduce_loads = kern.receive_reduce(E, k, tokens, h)
         # a block's staging copy of the phase's message: its dependent rounds beyond the first
-        stage_rounds = [math.ceil(b / v) - 1 for b, v in zip((b_d, b_c), kern.stage_vector)]
+        stage_rounds = [math.ceil(b / v) - 1 if v else 0
+                        for b, v in zip((b_d, b_c), kern.stage_vector)]
         stage_rounds = stage_rounds or [0, 0]
         # the dispatch's send loop: the block holding the last token walks every earlier one
         walked = kern.send_walk(tokens)
