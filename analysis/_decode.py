@@ -4485,6 +4485,8 @@ def collective_label(fn):
     """
     from ._engine_allreduce import engine_all_reduce_label
 
+    if check_collective(fn) is None:        # a function's name, or its kind refused
+        raise kind_error(fn, "collective", "a cost function to name")
     if fn is _default_collective:
         return "analysis.cost"
     return engine_all_reduce_label(fn) or getattr(fn, "__name__", type(fn).__name__)

@@ -2477,7 +2477,8 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
 
     The client sends ``len(input_lens)`` requests with at most ``concurrency`` in flight (a
     semaphore: request ``i + concurrency`` is sent when one of the first finishes), every
-    output run to its length (``--ignore-eos``). The engine (continuous batching, vLLM V1)
+    output run to its length (``--ignore-eos``); trtllm-bench's throughput client issues
+    them the same way, each latency timed from its send (docs/sources.md s.8, session 37). The engine (continuous batching, vLLM V1)
     runs steps of one decode token per running request plus prompt chunks in the rest of
     ``max_batched_tokens`` (:data:`VLLM_MAX_BATCHED_TOKENS`); an engine that runs a prompt
     only whole (:data:`CHUNKED_PREFILL`: TensorRT-LLM) takes waiting prompts whole while they
