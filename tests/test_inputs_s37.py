@@ -216,3 +216,8 @@ def test_a_missing_long_key_is_quoted_shortened():
         analysis.plot_failure_cost(_ROWS["failure-cost"], metric="x" * 5000)
     assert len(str(info.value)) < 300, len(str(info.value))      # was 10,077 characters
 
+
+@pytest.mark.parametrize("sizes", [1024, None, {1024, 2048}], ids=["int", "None", "set"])
+def test_cost_sizes_takes_a_sequence(sizes):
+    with pytest.raises(TypeError, match=r"^sizes must be a sequence of sizes"):
+        analysis.cost_sizes(built("dgx-h100"), "all-reduce", sizes)
