@@ -89,10 +89,14 @@ def system_colors(systems):
     ...     _color_of("b load/store", 0) == palette()[1]
     True
     """
+    # a sequence of names: a set gave each system a colour by its hash (another colour from
+    # one PYTHONHASHSEED to the next), one name was read letter by letter
+    systems = [text_of(n, f"systems[{i}]")
+               for i, n in enumerate(sequence_of(systems, "systems", "system names"))]
     old = dict(_SYSTEM_COLORS)
     pal = _palette()
     _SYSTEM_COLORS.clear()
-    _SYSTEM_COLORS.update({str(n): pal[i % len(pal)] for i, n in enumerate(systems)})
+    _SYSTEM_COLORS.update({n: pal[i % len(pal)] for i, n in enumerate(systems)})
     try:
         yield
     finally:

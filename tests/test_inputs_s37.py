@@ -221,3 +221,24 @@ def test_a_missing_long_key_is_quoted_shortened():
 def test_cost_sizes_takes_a_sequence(sizes):
     with pytest.raises(TypeError, match=r"^sizes must be a sequence of sizes"):
         analysis.cost_sizes(built("dgx-h100"), "all-reduce", sizes)
+
+
+# -- sweep and system_colors ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("func, grid, match", [
+    (5, {"p": [1]}, r"^func must be a callable, got 5 \(an int\)"),
+    (lambda p: p, 5, r"^grid must be a sequence of points .*, got 5 \(an int\)"),
+], ids=["func", "grid"])
+def test_sweep_names_a_wrong_kind(func, grid, match):
+    # was "'int' object is not callable" at the first point, and "'int' object is not iterable"
+    with pytest.raises(TypeError, match=match):
+        analysis.sweep(func, grid, quiet=True)
+
+
+@pytest.mark.parametrize("systems", [5, "ab", {"a", "b"}, [5]], ids=["int", "str", "set", "item"])
+def test_system_colors_takes_a_sequence_of_names(systems):
+    # a set gave each system its colour by hash order, 'ab' read two systems 'a' and 'b'
+    with pytest.raises(TypeError, match=r"^systems(\[0\])? must be a"), \
+            analysis.system_colors(systems):
+        pass
