@@ -1525,6 +1525,7 @@ class ExchangeKernel:
         >>> k13.late_batches(8, 1, "blackwell"), k13.late_batches(8, 1, "hopper")
         (((1, 2, 3), (4, 5, 6, 7)), ())
         """
+        _latency_table(arch)
         row = _slot_row(self.late_pulls, arch, k, input_bytes)
         return row[0] if row else ()
 
@@ -1604,8 +1605,9 @@ class ExchangeKernel:
         >>> k.pointer_loads(0, "blackwell")
         0.0
         """
+        _latency_table(arch)
         n = dict(self.pointer_overlap).get(arch, 1)
-        ranks = float(ranks)
+        ranks = check_number("ranks", ranks)
         return max(ranks - n + 1, min(ranks, 1.0))
 
     def qp_atomics(self, phase, messages):
