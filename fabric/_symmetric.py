@@ -28,6 +28,7 @@ import numpy as np
 
 from ._address import (
     MIN_PAGE_SIZE,
+    AddressMap,
     Finding,
     is_int,
     owned_regions,
@@ -42,6 +43,7 @@ from ._units import (
     check_count,
     format_address,
     format_size,
+    int_of,
     kind_error,
     name_list,
     show_value,
@@ -87,8 +89,7 @@ class SymmetricHeap:
         text_of(self.name, "SymmetricHeap name")
         text_of(self.where, "SymmetricHeap where", optional=True)
         for key in ("size", "offset", "alignment"):
-            if not is_int(getattr(self, key)):
-                raise kind_error(getattr(self, key), f"SymmetricHeap {key}", "an int")
+            int_of(getattr(self, key), f"SymmetricHeap {key}")
         if self.chips is not None and (not isinstance(self.chips, dict) or not all(
                 isinstance(v, dict) and set(v) <= {"offset", "size"} and all(
                     is_int(x) for x in v.values()) for v in self.chips.values())):
@@ -220,6 +221,8 @@ class SymmetricMemory:
     """
 
     def __init__(self, heap, fabric, address_map):
+        if not isinstance(address_map, AddressMap):     # (None: "'NoneType' ... 'regions'")
+            raise kind_error(address_map, "address_map", "a fabric.AddressMap")
         errors = [f for f in heap_findings(heap, fabric, address_map.regions)
                   if f.severity == "error"]
         if errors:

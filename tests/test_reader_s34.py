@@ -60,7 +60,7 @@ _CASES = {
     "region": (lambda: fabric.Region(base="0", size=4096, owner="chip0", kind="hbm"),
                r"^Region base must be an int, got '0' \(a str\)$"),
     "window": (lambda: fabric.Window("host0", 1.5),
-               r"^Window local_base must be an int, got local_base=1.5 \(a float\)$"),
+               r"^Window local_base must be an int, got 1.5 \(a float\)$"),
     "heap": (lambda: fabric.SymmetricHeap(4096.0),
              r"^SymmetricHeap size must be an int, got 4096.0 \(a float\)$"),
     "overlap": (lambda: analysis.cost(_torus(), "all-reduce", 1024, overlap=1),
@@ -165,7 +165,8 @@ def test_unchecked_byte_counts_are_checked():
     for bad in (True, None):
         with pytest.raises(TypeError, match=r"^nbytes must be a finite number >= 0 bytes, got "):
             f.router.loads_all_to_all(bad)
-    with pytest.raises(ValueError, match=r"^nbytes must be finite and >= 0, got 1000000000"):
+    with pytest.raises(ValueError, match=r"^nbytes must be a finite number >= 0 bytes, got "
+                                         r"nbytes=1000000000"):
         f.router.loads([0], [1], _BIG)
 
 
