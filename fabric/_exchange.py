@@ -227,6 +227,7 @@ from ._params import Parameter
 from ._runtime import runtime
 from ._tech import link_tech
 from ._units import (
+    check_choice,
     check_count,
     check_number,
     flag_of,
@@ -1307,9 +1308,7 @@ class ExchangeKernel:
 
     def __post_init__(self):
         text_of(self.name, "exchange kernel name")
-        if text_of(self.dedup, "dedup") not in ("node", "rank", "expert", "collective"):
-            raise SpecError(f"dedup must be 'node', 'rank', 'expert' or 'collective', got "
-                             f"{show_value(self.dedup)}")
+        check_choice(self.dedup, "dedup", ("node", "rank", "expert", "collective"))
         for field in ("forwarding", "scale_out", "pipelined", "local_copy", "staging_copy",
                       "send_staging", "block_per_token"):   # 'no' or 1 would be read as True
             object.__setattr__(self, field, flag_of(getattr(self, field), field))

@@ -93,3 +93,13 @@ def test_the_collectors_build_is_a_library_kernel():
     for fact in ('"deepep-low-latency@d28bd67"', "2026-04-29", "c874cb7, 2025-07-14",
                  "c5facf5, 2025-08-07"):
         assert fact in ex.__doc__
+
+
+def test_dedup_is_a_choice():
+    """older-a's OLDER-A-15 (session 37): dedup asks the packages' one choice check."""
+    pplx = exchange_kernel("pplx")
+    with pytest.raises(SpecError, match="dedup must be one of node, rank, expert, collective, "
+                                        "got 'nodes'"):
+        dataclasses.replace(pplx, dedup="nodes")
+    with pytest.raises(TypeError, match="dedup must be a str, got 5"):
+        dataclasses.replace(pplx, dedup=5)
