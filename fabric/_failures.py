@@ -288,9 +288,13 @@ def _names_a_node(fabric, x):
 
 def _one_pair(fabric, x):
     """Whether ``x`` is one link given bare: a string, or a pair ``(u, v)`` of nodes or ranks
-    (its first item no sequence, or both items names of nodes: networkx's grid nodes)."""
+    (its first item no sequence, or both items names of nodes: networkx's grid nodes). A
+    tuple holding a link's text (``'chip0-chip1'``, naming no node) is a sequence of links:
+    ``('chip0-chip1', 'chip1-chip2')`` was read as one link between two nodes of those names."""
     return isinstance(x, str) or (isinstance(x, tuple) and len(x) == 2 and (
-        not isinstance(x[0], (tuple, list)) or all(_names_a_node(fabric, y) for y in x)))
+        not isinstance(x[0], (tuple, list)) or all(_names_a_node(fabric, y) for y in x))
+        and not any(isinstance(y, str) and ("-" in y or "~" in y)
+                    and not _names_a_node(fabric, y) for y in x))
 
 
 def without(fabric, links=(), chips=(), lanes=()):
