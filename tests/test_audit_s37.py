@@ -99,3 +99,24 @@ def test_a_tuple_of_link_texts_is_a_sequence_of_links():
     assert f.without(lanes=("chip0-chip1", "chip1-chip2")).failures.lanes == tuple(
         (e, 1) for e in two)
     assert f.without(links=("chip0", "chip1")).failures.links == two[:1]     # a pair stays one
+
+
+def test_a_window_onto_an_owner_takes_no_shared_interleave_set():
+    """A window target naming an owner took the owner's only region, an interleave set too: a
+    window onto 'chip3' whose only region was the set 'pool' over chip3 and chip4 translated
+    every other 4 KiB line to chip4, and check() said nothing (lead's answer A, 22:49: an
+    owner's name stands for its own region). global_address still reads chip3's share."""
+    import topologies
+    from fabric import AddressPlan, Region, Window
+    pool = Region(1 << 40, 512 * 2**20, ("chip3", "chip4"), kind="hbm", granularity=4096,
+                  name="pool")
+    own = [Region(i << 36, 2**30, f"chip{i}", kind="hbm", name=f"chip{i}.hbm")
+           for i in range(16) if i != 3]
+    plan = AddressPlan(layout="explicit", regions=own, interleave=[pool],
+                       windows=[Window("host0", 1 << 44, 2**21, target="chip3")])
+    f = topologies.build("torus:4x4,chip=h100").replace(address_plan=plan)
+    (finding,) = fabric.check(f)
+    assert finding.code == "dangling-target" and finding.message.endswith(
+        "target 'chip3' holds memory only in the interleave set 'pool' (shared with 'chip4'), "
+        "no region of its own; name one of ['pool']")
+    assert f.address_map.global_address("chip3", 4096) == (1 << 40) + 8192   # its own line
