@@ -211,9 +211,11 @@ class Fabric(FabricBase):
             object.__setattr__(self, "ranks", tuple(range(len(self.endpoints))))
         else:
             # (a bare int() truncated 2.5, kept -5 and read a set in its hashes' order)
-            ranks = sequence_of(self.ranks, "ranks", "ranks (ints >= 0)")
-            object.__setattr__(self, "ranks", tuple(
-                check_count(r, f"ranks[{i}]", 0, error=GraphError) for i, r in enumerate(ranks)))
+            ranks = tuple(sequence_of(self.ranks, "ranks", "ranks (ints >= 0)"))
+            if not all(type(r) is int and r >= 0 for r in ranks):     # (each replace() asks)
+                ranks = tuple(check_count(r, f"ranks[{i}]", 0, error=GraphError)
+                              for i, r in enumerate(ranks))
+            object.__setattr__(self, "ranks", ranks)
             if len(self.ranks) != len(self.endpoints):
                 raise GraphError(f"ranks has {len(self.ranks)} entries for "
                                  f"{len(self.endpoints)} endpoints")
