@@ -48,6 +48,10 @@ def test_the_documented_thinned_bundle_figures():
     us = [round(link_loads(g, traffic(g, "all-to-all", 1e6)).drain_time * 1e6, 1)
           for g in (f, f.without(lanes=[e] * 4), f.without(links=[e]))]
     assert us == [15.6, 77.8, 21.5]
+    t, e = topologies.build("torus:4x4,links=4"), ("chip0", "chip1")       # dimension order
+    us = [round(link_loads(g, traffic(g, "all-to-all", 1e6)).drain_time * 1e6, 1)
+          for g in (t, t.without(lanes=[e] * 3), t.without(links=[e]))]
+    assert us == [31.2, 125.0, 62.5]
 
 
 def _int_named():
