@@ -77,8 +77,19 @@ class _Parser(argparse.ArgumentParser):
         # quote an argument as given ("unrecognized arguments: --traffic=a<newline>b"): a
         # control character is written as its escape, so the line stays one and says it
         message = _explain(message, getattr(self, "_arg_strings", []))
-        message = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
-        self.exit(2, f"{self.prog}: error: {_shortened(message)}\n")
+        self.exit(2, f"{self.prog}: error: {_shortened(_one_line(message))}\n")
+
+
+def _one_line(message):
+    """``message`` with each character that is not printable written as its escape, so that
+    the line stays one and says what the character was: a value quoted as given (a file name
+    holding a newline, ``report --out 'a<newline>b'``: "a<newline>b already holds files", two
+    lines) or a zero-width space, which would print as nothing.
+
+    >>> print(_one_line("a\\nb already holds files"), _one_line("x\\u200b"))
+    a\\nb already holds files x\\u200b
+    """
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
 
 
 def _shortened(message):
@@ -252,7 +263,7 @@ def main(argv=None):
         sys.stderr.close()
         return 0
     except (FabricError, OSError) as e:
-        print(f"cofabric {args.command}: error: {_said(e)}", file=sys.stderr)
+        print(f"cofabric {args.command}: error: {_one_line(_said(e))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("cofabric: interrupted", file=sys.stderr)
@@ -261,7 +272,7 @@ def main(argv=None):
         if args.debug:
             raise
         print(f"cofabric {args.command}: internal error (a bug in cofabric, please report "
-              f"it): {type(e).__name__}: {e}; run with --debug for the traceback",
+              f"it): {type(e).__name__}: {_one_line(str(e))}; run with --debug for the traceback",
               file=sys.stderr)
         return EXIT_BUG
 

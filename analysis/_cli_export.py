@@ -24,9 +24,10 @@ def run(args):
     fmt = args.format or args.out.rsplit(".", 1)[-1].lower()
     if fmt not in ("graphml", "json"):
         from fabric import SpecError
+        from fabric._units import show_value
 
-        raise SpecError(f"cannot tell the format of {args.out!r}: name it .graphml or .json, "
-                        "or pass --format")
+        raise SpecError(f"cannot tell the format of OUT {show_value(args.out)}: name it "
+                        ".graphml or .json, or pass --format")
     export_graph(f, args.out, fmt)
     print(f"wrote {args.out} ({fmt}, {f.graph.number_of_nodes()} nodes, "
           f"{f.graph.number_of_edges()} edges)")

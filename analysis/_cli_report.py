@@ -113,11 +113,12 @@ def _command(args):
 def run_report(args):
     from pathlib import Path
 
-    from analysis import DEFAULT_SYSTEMS, build_report, check_report_dir, write_report
+    from analysis import DEFAULT_SYSTEMS, build_report, write_report
 
+    from ._report import report_dir
     from ._report_render import FigureDrawing
 
-    out = check_report_dir(args.out, args.force)  # fail before computing, not after
+    out = report_dir(args.out, args.force, flags=True)  # fail before computing, not after
     systems = tuple(args.systems or DEFAULT_SYSTEMS)
     # The sweeps run here: their points share the fabrics' routes and plans, which a pool's
     # workers would each derive again (2.3x the sections' CPU, measured in
@@ -174,6 +175,9 @@ def terminal_summary(report, index):
 def run_figures(args):
     from analysis import write_figures
 
+    from ._report import output_dir
+
+    output_dir(args.out, "figures", flags=True)     # refused in the command's words (--out)
     files = write_figures(args.out, quiet=args.quiet)
     if args.json:
         print(json.dumps([str(p) for p in files], indent=2))

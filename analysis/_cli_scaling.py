@@ -81,7 +81,7 @@ def run(args):
     from ._scaling import SCALING_METRICS, scaling_study
     from ._style import paper_style, save_figure
 
-    out = output_dir(args.out, "scaling", parents=True)   # before minutes of work, not after
+    out = output_dir(args.out, "scaling", parents=True, flags=True)   # before minutes of work, not after
     # scaling_study refuses bad arguments with SpecError (exit 2); any other ValueError
     # from the study itself is a bug and shows as one
     # a family or size given twice is studied once (as cost's --size list drops repeats):

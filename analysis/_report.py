@@ -39,7 +39,7 @@ from pathlib import Path
 
 from fabric import SpecError
 from fabric._system import file_name
-from fabric._units import kind_error, show_value
+from fabric._units import flag_of, kind_error, sequence_of, show_value, text_of
 
 from ._report_decode import decode_section
 from ._report_fair import (
@@ -119,19 +119,21 @@ _README_SECTIONS = ("latency", "collectives", "symmetric", "utilization", "topol
 
 
 def _build_fabrics(systems):
+    from fabric._units import sequence_of
+
     if isinstance(systems, str):
         systems = [systems]
-    systems = list(systems)
+    # a sequence (a set's order is its hashes': the report's order would follow them), each
+    # item checked before the set of them (a list in it is unhashable)
+    systems = sequence_of(systems, "systems", "preset names or spec strings")
+    for name in systems:
+        if not isinstance(name, str):
+            raise kind_error(name, "a system", "a preset name or spec string")
     if not systems:
         raise SpecError("systems: name at least one system")
     if len(set(systems)) != len(systems):
         raise SpecError(f"systems must be distinct, got {show_value(systems)}")
-    fabrics = {}
-    for name in systems:
-        if not isinstance(name, str):
-            raise kind_error(name, "a system", "a preset name or spec string")
-        fabrics[name] = report_fabric(name)
-    return fabrics
+    return {name: report_fabric(name) for name in systems}
 
 
 def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECTIONS,
@@ -172,6 +174,9 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
         For a system no builder knows, or an unknown operation.
     ValueError
         For an unknown section, no systems, or a size that does not parse.
+    TypeError
+        ``systems`` or ``sections`` not a sequence (a set: its order is its hashes'; one
+        section's name), an item that is not a str.
 
     Examples
     --------
@@ -181,6 +186,10 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
     >>> r.findings[0].split(";")[0]
     'torus:2x2 reaches any chip from any other in at most 2 hops (1.33 on average)'
     """
+    from fabric._units import sequence_of, text_of
+
+    sections = [text_of(s, f"sections[{i}]")      # not 'structure' read letter by letter
+                for i, s in enumerate(sequence_of(sections, "sections", "section names"))]
     unknown = [s for s in sections if s not in SECTIONS]
     if unknown:
         raise SpecError(f"unknown report section(s) {show_value(unknown)}; known: "
@@ -281,10 +290,20 @@ def _own_chip_systems(fabrics):
 # -- writing ----------------------------------------------------------------------------
 
 
-def output_dir(out, example, *, parents=False, whole=False):
-    """An ``--out`` directory's name as a :class:`~pathlib.Path`, refused before any work when
+def _named(flags):
+    """How a message names the output directory's argument and gives an example of it: the
+    command's flag (``--out report``) for the CLI, the keyword (``out='report'``) for a
+    library caller, who passed no ``--out``."""
+    if flags:
+        return "--out", lambda example: f"--out {example}"
+    return "out", lambda example: f"out={example!r}"
+
+
+def output_dir(out, example, *, parents=False, whole=False, flags=False):
+    """An output directory's name as a :class:`~pathlib.Path`, refused before any work when
     no directory can be written there: empty (:class:`~fabric.SpecError`, naming
-    ``--out example``), holding a NUL character, which no file name can (``SpecError``; the
+    ``out='example'``, or ``--out example`` with ``flags``: the CLI's spelling), holding a
+    NUL character, which no file name can (``SpecError``; the
     operating system's call would raise ValueError, an internal error), an existing file or
     a path through one (:class:`FileExistsError`), a missing parent
     (:class:`FileNotFoundError`; with ``parents``, the command makes the missing
@@ -297,18 +316,23 @@ def output_dir(out, example, *, parents=False, whole=False):
     >>> output_dir("a\\x00b", "report")
     Traceback (most recent call last):
     ...
-    fabric.SpecError: --out 'a\\x00b': no file is named with a NUL character
+    fabric.SpecError: out 'a\\x00b': no file is named with a NUL character
+    >>> output_dir("", "report", flags=True)
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: --out is empty: name the directory to write, e.g. --out report
     >>> output_dir("/no/such/dir/figures", "figures")
     Traceback (most recent call last):
     ...
     FileNotFoundError: cannot write the figures to /no/such/dir/figures: /no/such/dir does not exist
     """
+    name, given = _named(flags)
     text = str(out)
     if not text.strip():
-        raise SpecError(f"--out is empty: name the directory to write, e.g. --out {example}")
-    out = Path(file_name(out, "--out"))
+        raise SpecError(f"{name} is empty: name the directory to write, e.g. {given(example)}")
+    out = Path(file_name(out, name))
     if out.exists() and not out.is_dir():
-        raise FileExistsError(f"--out {out} exists and is not a directory")
+        raise FileExistsError(f"{name} {out} exists and is not a directory")
     place = out.resolve() if out.is_dir() and not whole else out.resolve().parent
     top = place                     # the nearest directory or file that exists
     while not top.exists() and top != top.parent:
@@ -354,6 +378,8 @@ def check_report_dir(out, force=False):
     SpecError
         If ``out`` is empty or holds a NUL (:func:`output_dir`), or is the current directory
         or one holding it (the report replaces its directory whole).
+    TypeError
+        If ``force`` is not True or False (``'no'`` is not read by its truth).
 
     Examples
     --------
@@ -362,14 +388,22 @@ def check_report_dir(out, force=False):
     ...
     FileNotFoundError: cannot write the report to /no/such/dir/report: /no/such/dir does not exist
     """
-    out = output_dir(out, "report", whole=True)
+    return report_dir(out, force)
+
+
+def report_dir(out, force, *, flags=False):
+    """:func:`check_report_dir`'s rule; ``flags``: its messages name ``cofabric report``'s
+    ``--out`` and ``--force`` (the CLI asks so), not the arguments ``out`` and ``force``."""
+    force = flag_of(force, "force")
+    out = output_dir(out, "report", whole=True, flags=flags)
     here = Path.cwd().resolve()
     if out.resolve() == here or out.resolve() in here.parents:
         # the report replaces its directory whole, and the one a shell stands in cannot be
         raise SpecError(f"cannot write the report to {out}: it is the current directory or "
-                        f"holds it; name a directory inside it, e.g. --out report")
+                        f"holds it; name a directory inside it, e.g. {_named(flags)[1]('report')}")
     if out.is_dir() and any(out.iterdir()) and not force:
-        raise FileExistsError(f"{out} already holds files; pass --force to replace it")
+        raise FileExistsError(f"{out} already holds files; pass "
+                              f"{'--force' if flags else 'force=True'} to replace it")
     return out
 
 
@@ -463,7 +497,7 @@ def write_figures(out="figures", names=README_FIGURES, *, quiet=False, executor=
         Directory (created if missing; its parent must exist); existing files of
         these names are replaced.
     names : sequence of str
-        Which figures (default :data:`README_FIGURES`).
+        Which figures, of :data:`README_FIGURES` (its default).
     quiet : bool
     executor : concurrent.futures.Executor, optional
         Draws the figures in parallel.
@@ -471,7 +505,10 @@ def write_figures(out="figures", names=README_FIGURES, *, quiet=False, executor=
     Raises
     ------
     ValueError
-        If a name is not a figure of that report.
+        If a name is not one of :data:`README_FIGURES` (a :class:`~fabric.SpecError`, before
+        any work).
+    TypeError
+        If ``names`` is not a sequence of str (one name given bare, ``None``, a set).
     FileExistsError, FileNotFoundError, PermissionError
         If ``out`` is a file, its parent is missing or a file, or no directory can be made
         there (:func:`output_dir`, before any work).
@@ -488,13 +525,15 @@ def write_figures(out="figures", names=README_FIGURES, *, quiet=False, executor=
     ...
     FileNotFoundError: cannot write the figures to .../no/such: .../no does not exist
     """
+    names = [text_of(n, "each figure name") for n in sequence_of(names, "names", "figure names")]
+    unknown = [n for n in names if n not in README_FIGURES]
+    if unknown:     # before the report is built, not after
+        raise SpecError(f"unknown figure(s) {show_value(unknown)}; known: "
+                        f"{', '.join(README_FIGURES)}")
     out = output_dir(out, "figures")
     report = build_report(DEFAULT_SYSTEMS, ops=("all-reduce",), sections=_README_SECTIONS,
                           executor=executor, quiet=quiet, command="cofabric figures")
     known = {f.name: f for f in report.figures}
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        raise SpecError(f"unknown figure(s) {show_value(unknown)}; known: {', '.join(known)}")
     out.mkdir(exist_ok=True)
     render_figures([known[n] for n in names], out, quiet=quiet, executor=executor,
                     systems=report.systems)

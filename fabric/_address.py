@@ -50,6 +50,7 @@ from ._units import (
     KiB,
     MiB,
     TiB,
+    check_choice,
     check_count,
     format_address,
     format_size,
@@ -256,7 +257,9 @@ def validate_address(address, width=57, what="address"):
     try:
         value = parse_address(address)
     except (TypeError, ValueError) as e:
-        raise AddressMapError(f"{what} {show_value(address)} is refused: {e}") from e
+        # parse_address's sentence quotes the value: said once ("local address '' is
+        # refused: address '' is not a number" said it twice)
+        raise AddressMapError(f"{what}: {e}") from e
     if value >> width:
         shown = format_address(value)       # it shortens a value beyond any width itself
         if isinstance(address, str) and address.strip() != shown:
@@ -595,7 +598,7 @@ def no_own_region(owner, regions):
     return f"{show_value(owner)} owns {len(regions)} regions"
 
 
-def owned_regions(regions, kind, usable=None):
+def owned_regions(regions, kind):
     """Each owner's own region of ``kind``: ``({owner: index}, {owner: [index, ...]})``.
 
     "A chip's HBM" (the default windows' target, the symmetric heap's home) and "a host's
@@ -604,11 +607,12 @@ def owned_regions(regions, kind, usable=None):
     single-owner region of ``kind``. The second dict holds the owners of several such
     regions, none so named: they have no own region, and the callers say so
     (:func:`default_region`, the region an owner's name stands for, is built on this rule).
-    ``usable``: a flag per region, False for one to pass over (None: all).
+    A region's place does not enter the rule: one out of range is still its owner's own (the
+    default windows give it no window; region_findings reports it).
     """
     owned = {}
     for i, r in enumerate(regions):
-        if r.ways == 1 and r.kind == kind and (usable is None or usable[i]):
+        if r.ways == 1 and r.kind == kind:
             try:
                 owned.setdefault(r.owner, []).append(i)
             except TypeError:           # an unhashable owner: region_findings reports it
@@ -845,8 +849,7 @@ class AddressMap:
         >>> loc.owner.tolist(), loc.offset.tolist(), loc.mapped.tolist()
         ([0, 1, -1], [1, 1, -1], [True, True, False])
         """
-        if unmapped not in ("raise", "mask"):
-            raise ValueError(f"unmapped must be 'raise' or 'mask', got {show_value(unmapped)}")
+        check_choice(unmapped, "unmapped", ("raise", "mask"))
         a = as_address_array(addresses, self.width, AddressMapError)
         shape = a.shape
         a = a.ravel()

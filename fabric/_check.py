@@ -78,7 +78,7 @@ from ._plan import (
     plan_errors,
 )
 from ._symmetric import heap_findings
-from ._units import format_address, kind_error, name_list, show_value
+from ._units import format_address, kind_error, name_list, sequence_of, show_value
 
 __all__ = ["CODES", "check", "error_findings", "unreachable_findings"]
 
@@ -91,11 +91,18 @@ def error_findings(findings):
 
     Parameters
     ----------
-    findings : iterable of Finding
+    findings : sequence of Finding
+        As :func:`check` returns them.
 
     Returns
     -------
     list of Finding
+
+    Raises
+    ------
+    TypeError
+        For anything but a sequence of :class:`~fabric.Finding` (a str, a number, a set,
+        whose order is its hashes').
 
     Examples
     --------
@@ -104,7 +111,13 @@ def error_findings(findings):
     ...                 Finding(code="alias", severity="warning", message="...", where="b")])
     [Finding(code='overlap', severity='error', message='...', where='a')]
     """
-    return [f for f in findings if f.severity == "error"]
+    out = []
+    for f in sequence_of(findings, "findings", "Finding records"):
+        if not isinstance(f, Finding):      # 'x' read letter by letter: no 'severity'
+            raise kind_error(f, "each of findings", "a fabric.Finding")
+        if f.severity == "error":
+            out.append(f)
+    return out
 
 
 def _limits_findings(plan):
@@ -400,10 +413,14 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
     Parameters
     ----------
     fabric : Fabric
+        Read through its attributes (``domains``, ``node_index``, ``failures``, ``router``),
+        not checked to be a :class:`~fabric.Fabric`: a stand-in whose ``router`` cannot be
+        built is how the hook's skip is exercised (``tests/test_check.py``).
     regions : sequence of Region
-        The plan's regions.
+        The plan's regions (:attr:`fabric.Fabric.address_map`'s ``regions``).
     tables : dict
-        Host domain -> its shadow windows' table, as :func:`fabric.check` builds it.
+        Host domain -> its windows' table (:class:`~fabric.HostDomain`'s ``table``), as
+        :func:`fabric.check` builds it.
     targets : dict
         Host domain -> an int array: each window's target region (a position in
         ``regions``), -1 for none.
@@ -413,6 +430,20 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
     Returns
     -------
     list of Finding
+
+    Examples
+    --------
+    What :func:`fabric.check` passes, read from a fabric's public faces (a window's target is
+    the region its global base falls in):
+
+    >>> import topologies
+    >>> f = topologies.build("torus:2x2,hosts=2,chip=h100").without(chips=["chip3"])
+    >>> tables = {h: d.table for h, d in f.host_domains.items()}
+    >>> targets = {h: f.address_map.lookup_many(t.global_base, unmapped="mask").region
+    ...            for h, t in tables.items()}
+    >>> found = unreachable_findings(f, f.address_map.regions, tables, targets)
+    >>> [(x.severity, x.where) for x in found]
+    [('error', "host0 window 'chip3'"), ('error', "host1 window 'chip3'")]
     """
     if index is None:
         index = RegionIndex(regions, dict(fabric.domains))

@@ -89,6 +89,7 @@ from ._errors import AddressMapError, NodeError, TranslationError
 from ._params import Parameter
 from ._units import (
     MiB,
+    check_choice,
     check_count,
     format_address,
     format_size,
@@ -584,10 +585,13 @@ class DomainPlan:
     def _default_parts(self, chips):
         """Shared arrays of the default windows (module docstring), or None."""
         limits = self.limits
-        # a region out of range is reported by region_findings and takes no window
-        usable = [fits(r.base, r.end) for r in self.regions]
-        hbm, several = owned_regions(self.regions, "hbm", usable)
-        dram, several_dram = owned_regions(self.regions, "dram", usable)
+        # an owner's own region is owned_regions' one rule, as its heap and access_to take it;
+        # one out of range is reported by region_findings and takes no window (the owner's
+        # window does not move to another of its regions)
+        hbm, several = owned_regions(self.regions, "hbm")
+        dram, several_dram = owned_regions(self.regions, "dram")
+        hbm, dram = ({o: i for o, i in own.items()
+                      if fits(self.regions[i].base, self.regions[i].end)} for own in (hbm, dram))
         for table, kind, owners in ((several, "HBM", chips), (several_dram, "DRAM", self.placed)):
             for o, ix in table.items():
                 if o not in owners:
@@ -926,8 +930,7 @@ class WindowIndex:
 
 
 def _check_op(op):
-    if op not in ("read", "write"):
-        raise ValueError(f"op must be 'read' or 'write', got op={show_value(op)}")
+    check_choice(op, "op", ("read", "write"))
 
 
 class HostDomain:
@@ -1107,8 +1110,7 @@ class HostDomain:
         first failing address and the count; ``"mask"`` returns ``ok`` False there.
         """
         _check_op(op)
-        if unmapped not in ("raise", "mask"):
-            raise ValueError(f"unmapped must be 'raise' or 'mask', got {show_value(unmapped)}")
+        check_choice(unmapped, "unmapped", ("raise", "mask"))
         a = as_address_array(local_addresses, self.width, TranslationError, "local address")
         shape = a.shape
         a = a.ravel()

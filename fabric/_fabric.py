@@ -298,6 +298,21 @@ class Fabric(FabricBase):
         """Return a copy with some fields replaced (caches are not carried over)."""
         return dataclasses.replace(self, **changes)
 
+    def with_chip(self, chip):
+        """A copy on another chip (a name or a :class:`~fabric.ChipSpec`) whose figures replace
+        the old chip's in :attr:`assumptions` (``replace(chip=...)`` keeps them as given): the
+        one swap of a preset's ``:chip=`` and a system file's ``chip``.
+
+        >>> import topologies
+        >>> f = topologies.build("dgx-h100").with_chip("b200")
+        >>> f.chip.name, [p.name for p in f.assumptions if p.name.startswith(("h100.", "b200."))][:2]
+        ('b200', ['b200.hbm_bytes', 'b200.hbm_bandwidth'])
+        """
+        chip = chip_spec(chip)
+        old = set(self.chip.parameters()) if self.chip is not None else set()
+        kept = tuple(p for p in self.assumptions if p not in old)
+        return self.replace(chip=chip, assumptions=kept + tuple(chip.parameters()))
+
     def __repr__(self):
         return (f"Fabric({self.name!r}, family={self.family!r}, "
                 f"endpoints={len(self.endpoints)}, nodes={self.graph.number_of_nodes()}, "

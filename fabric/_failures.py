@@ -62,12 +62,21 @@ fabric.NodeError: torus:4x4: cannot fail link ('chip0', 'chip5'): there is no su
 
 import dataclasses
 import types
+from collections.abc import Mapping
 
 import networkx as nx
 
 from ._errors import AddressMapError, NodeError, RoutingError
 from ._fabric_arg import fabric_arg
-from ._units import is_int, name_list, sequence_of, show_value
+from ._units import (
+    check_count,
+    is_int,
+    items_of,
+    kind_error,
+    name_list,
+    sequence_of,
+    show_value,
+)
 
 __all__ = ["Failures", "without"]
 
@@ -113,10 +122,21 @@ class Failures:
     islands: tuple = ()
 
     def __post_init__(self):
-        object.__setattr__(self, "links", tuple(tuple(x) for x in self.links))
-        object.__setattr__(self, "nodes", tuple(self.nodes))
+        # each field of its kind (Failures(links=5) was "'int' object is not iterable", a
+        # link 'ab' the pair ('a', 'b'))
+        pair = "a (node, node) pair"
+        object.__setattr__(self, "links", tuple(
+            _pair(x, "each of links", pair) for x in sequence_of(self.links, "links", "pairs")))
+        object.__setattr__(self, "nodes", tuple(sequence_of(self.nodes, "nodes", "nodes")))
+        for what in ("ranks", "cut_off"):
+            if not isinstance(getattr(self, what), Mapping):
+                raise kind_error(getattr(self, what), what, "a mapping")
         object.__setattr__(self, "ranks", types.MappingProxyType(dict(self.ranks)))
-        object.__setattr__(self, "lanes", tuple((tuple(e), int(k)) for e, k in self.lanes))
+        lane = "a ((node, node), failed lanes) pair"
+        object.__setattr__(self, "lanes", tuple(
+            (_pair(e, "each lane's link", pair), check_count(k, "failed lanes", 1))
+            for e, k in (_pair(x, "each of lanes", lane)
+                         for x in sequence_of(self.lanes, "lanes", "pairs"))))
         object.__setattr__(self, "cut_off", types.MappingProxyType(
             {c: tuple(why) for c, why in dict(self.cut_off).items()}))
         object.__setattr__(self, "islands", tuple((tuple(cs), tuple(why))
@@ -232,6 +252,14 @@ class Failures:
                         ranks={**self.ranks, **(ranks or {})}, lanes=self.lanes + tuple(lanes),
                         cut_off=self.cut_off if cut_off is None else cut_off,
                         islands=self.islands if islands is None else islands)
+
+
+def _pair(value, what, due):
+    """``value`` as a tuple of two items, else a TypeError naming ``what``."""
+    items = items_of(value)
+    if items is None or len(items) != 2:
+        raise kind_error(value, what, due)
+    return tuple(items)
 
 
 def _failed_before(fabric, x):

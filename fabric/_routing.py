@@ -222,15 +222,14 @@ from ._routing_engine import (
 from ._routing_uniform import link_orbits, orbit_loads
 from ._structure import Clos, Dragonfly, Grid, Switched
 from ._units import (
+    check_choice,
     check_count,
     check_number,
-    is_finite,
     is_real,
     items_of,
     kind_error,
     sequence_of,
     show_value,
-    text_of,
 )
 
 __all__ = ["ECMP_MODES", "POLICIES", "Router", "route", "route_many"]
@@ -338,12 +337,8 @@ class Router:
             ecmp = default_ecmp(fabric)
         # a choice: its kind first (a numpy array raised numpy's 'truth value ... is
         # ambiguous', 5 was 'must be one of'), then its set
-        if text_of(policy, "policy") not in POLICIES:
-            raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got "
-                             f"{show_value(policy)}")
-        if text_of(ecmp, "ecmp") not in ECMP_MODES:
-            raise ValueError(f"ecmp must be one of {', '.join(ECMP_MODES)}, got "
-                             f"{show_value(ecmp)}")
+        check_choice(policy, "policy", POLICIES)
+        check_choice(ecmp, "ecmp", ECMP_MODES)
         if policy == "dimension-order" and ecmp == "weighted":
             raise ValueError("ecmp='weighted' is not modelled for dimension-order routing "
                              "(its ties are the two ways round a ring); use 'all' or 'hash'")
@@ -420,28 +415,29 @@ class Router:
                 s, d = np.broadcast_arrays(s, d)
         except ValueError:
             raise ValueError(f"src and dst must have the same length, got {s.shape} and "
-                             f"{d.shape}") from None
+                             f"{d.shape} (a side of one item pairs with each of the other)"
+                             ) from None
         if nbytes is _NO_BYTES:         # (None is a caller's mistake: named below)
             return s, d
         # a flag or text is no byte count (np.asarray(.., dtype=float) read True as 1 B and
         # '1000' as 1000 B): STYLE's rule, a TypeError; an array's through the one check of
         # an array of numbers (a bool array names its booleans, Fractions are their floats)
         rule = "bytes (a number, or an array of them with the length of src)"
-        if is_real(nbytes):     # (10**5000: float() raised OverflowError; inf is refused below)
-            w = np.asarray(float(nbytes) if is_finite(nbytes) else np.inf)
-        else:
-            values = nbytes if isinstance(nbytes, np.ndarray) else items_of(nbytes)
-            if values is None:              # one value of the wrong kind: True, '1000', None
-                raise kind_error(nbytes, "nbytes", rule)
-            w = real_array(values, "nbytes", f"nbytes must be {rule}", copy=False)
+        if is_real(nbytes):     # one number: the one number check, as loads_all_to_all's
+            return s, d, np.broadcast_to(check_number("nbytes", nbytes, 0, " bytes"), s.shape)
+        values = nbytes if isinstance(nbytes, np.ndarray) else items_of(nbytes)
+        if values is None:              # one value of the wrong kind: True, '1000', None
+            raise kind_error(nbytes, "nbytes", rule)
+        w = real_array(values, "nbytes", f"nbytes must be {rule}", copy=False)
         if w.ndim and w.shape != s.shape:
             raise ValueError(f"nbytes must be a scalar or have the length of src ({len(s)}), "
                              f"got shape {w.shape}")
         bad = np.flatnonzero(~(np.isfinite(w) & (w >= 0)))
-        if bad.size:                    # name the value (the first of an array's, and how many)
-            got = (show_value(nbytes) if not w.ndim else
-                   f"nbytes[{bad[0]}] = {show_value(float(w[bad[0]]))} ({bad.size} of {w.size})")
-            raise ValueError(f"nbytes must be finite and >= 0, got {got}")
+        if bad.size:                    # check_number's rule: its first bad entry, and how many
+            at = f"nbytes[{bad[0]}]" if w.ndim else "nbytes"
+            raise SpecError(f"nbytes must be a finite number >= 0 bytes, got {at}="
+                            f"{show_value(float(w.flat[bad[0]]))}"
+                            + (f" ({bad.size} of {w.size})" if w.ndim else ""))
         return s, d, np.broadcast_to(w, s.shape)
 
     # -- the contract ----------------------------------------------------------------
@@ -1031,7 +1027,14 @@ class Router:
         return self._edge_no
 
     def link_name(self, k):
-        """``(tail, head)`` node names of directed link ``k``."""
+        """``(tail, head)`` node names of directed link ``k``, an int in ``[0, n_links)``
+        (``-1`` named the last link, as a Python index would).
+
+        >>> import topologies
+        >>> topologies.build("torus:2x2").router.link_name(0)
+        ('chip0', 'chip1')
+        """
+        k = check_count(k, "k", 0, below=self.n_links, error=NodeError)
         return self._names[int(self.link_tail[k])], self._names[int(self.link_head[k])]
 
 
@@ -1089,7 +1092,9 @@ def route_many(fabric, src, dst):
     ----------
     fabric : Fabric
     src, dst : sequence of str or int
-        The pairs' ends, node names or chip ranks, one pair per position.
+        The pairs' ends, node names or chip ranks, one pair per position; a side of one item
+        pairs with every item of the other (``route_many(f, [0], [1, 2])`` is two pairs),
+        sides of other unequal lengths are refused.
 
     Returns
     -------
@@ -1109,4 +1114,4 @@ def route_many(fabric, src, dst):
     of = "node names or ranks"
     s = np.array([idx[fabric.node(x)] for x in sequence_of(src, "src", of)], dtype=np.int64)
     d = np.array([idx[fabric.node(x)] for x in sequence_of(dst, "dst", of)], dtype=np.int64)
-    return fabric.router._hops_latency(*fabric.router._pairs(s, d))   # lengths checked
+    return fabric.router._hops_latency(*fabric.router._pairs(s, d))   # lengths: _pairs

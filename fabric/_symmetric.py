@@ -28,6 +28,7 @@ import numpy as np
 
 from ._address import (
     MIN_PAGE_SIZE,
+    AddressMap,
     Finding,
     is_int,
     owned_regions,
@@ -220,6 +221,8 @@ class SymmetricMemory:
     """
 
     def __init__(self, heap, fabric, address_map):
+        if not isinstance(address_map, AddressMap):     # (None: "'NoneType' ... 'regions'")
+            raise kind_error(address_map, "address_map", "a fabric.AddressMap")
         errors = [f for f in heap_findings(heap, fabric, address_map.regions)
                   if f.severity == "error"]
         if errors:

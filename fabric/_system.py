@@ -325,7 +325,8 @@ def read_system(text, path="<string>", *, build):
     text : str
         The TOML text of a system file (the format of :func:`load_system`).
     path : str
-        The name findings and errors give as the file's.
+        The name findings and errors give as the file's, shown whole as given (a path is read
+        whole, not cut as a long value is: its end names the file; lead's decision, session 37).
     build : callable
         ``spec -> Fabric`` (``topologies.build``).
 
@@ -366,14 +367,11 @@ def read_system(text, path="<string>", *, build):
         fabric = build(system["topology"])
     except SpecError as e:
         raise SpecError(f"{sysw}: topology {show_value(system['topology'])}: {e}") from None
-    changes = {}
-    if sys_fields and "chip" in sys_fields:
-        changes["chip"] = sys_fields["chip"]
-    if sys_fields and "name" in sys_fields:
-        changes["name"] = sys_fields["name"]
     try:
-        if changes:
-            fabric = fabric.replace(**changes)
+        if sys_fields and "chip" in sys_fields:     # its figures replace the old chip's
+            fabric = fabric.with_chip(sys_fields["chip"])
+        if sys_fields and "name" in sys_fields:
+            fabric = fabric.replace(name=sys_fields["name"])
     except SpecError as e:
         raise SpecError(f"{sysw}: {e}") from None
 

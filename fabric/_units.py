@@ -678,7 +678,7 @@ def text_of(value, what, *, optional=False):
     name), else a TypeError naming the parameter ``what`` (STYLE's rule: a wrong kind):
     ``5`` or ``None`` is not written into a report or a parameter's name as its repr.
     ``optional``: None passes too. The one text check of the packages (:func:`flag_of` of a
-    flag); a choice from a set asks this first, then its set (a SpecError).
+    flag); a choice from a set asks this first, then its set (:func:`check_choice`).
 
     >>> text_of("h100", "chip name")
     'h100'
@@ -690,6 +690,35 @@ def text_of(value, what, *, optional=False):
     if isinstance(value, str) or (optional and value is None):
         return value
     raise kind_error(value, what, f"a str{' or None' if optional else ''}")
+
+
+def check_choice(value, what, choices, *, optional=False):
+    """``value`` if it is one of ``choices`` (a tuple of names, a mapping's keys or a set: the
+    message lists them in their order, a set's sorted), else an error naming the parameter
+    ``what``: its kind first (:func:`text_of`'s TypeError: ``5`` or a list is no name), then
+    the set, a SpecError (a ValueError) "``what`` must be one of a, b, c, got value".
+    ``optional``: None passes too, and the message says so. The one choice check of the
+    packages; a lookup of a registry by name (a chip, a runtime, a model: an open table)
+    says "unknown ...; known: ..." instead.
+
+    >>> check_choice("ring", "connect", ("full", "ring"))
+    'ring'
+    >>> check_choice(None, "generation", ("hopper", "blackwell"), optional=True) is None
+    True
+    >>> check_choice("star", "connect", ("full", "ring", "line", "switch"))
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: connect must be one of full, ring, line, switch, got 'star'
+    >>> check_choice(5, "connect", ("full", "ring"))
+    Traceback (most recent call last):
+    ...
+    TypeError: connect must be a str, got 5 (an int)
+    """
+    if text_of(value, what, optional=optional) is None or value in choices:
+        return value
+    names = sorted(choices) if isinstance(choices, (set, frozenset)) else choices
+    raise SpecError(f"{what} must be one of {', '.join(names)}{' or None' if optional else ''}, "
+                    f"got {show_value(value)}")
 
 
 def is_int(x):
@@ -868,15 +897,18 @@ def error_for(value, message, error=SpecError):
     return error(message) if is_real(value) else TypeError(f"{message} ({kind_of(value)})")
 
 
-def check_number(name, value, minimum=0, unit="", *, strict=False, tail=""):
+def check_number(name, value, minimum=0, unit="", *, strict=False, tail="", rule=None):
     """``value`` as a float if it is a finite real number (:func:`is_finite`) >= ``minimum``
-    (> with ``strict``), else an error naming it: "``name`` must be a finite number >=
-    ``minimum````unit````tail``", a TypeError for a value of another kind (a bool, a string,
-    None: STYLE's rule, as :func:`check_count`'s; session 32), a SpecError for a number out
-    of range (nan, inf, below ``minimum``). A float, so that a numpy float16 or float32 (or a
-    Fraction) computes as the number it is. The packages' one check of a number
+    (> with ``strict``), else an error naming it: "``name`` must be ``rule````tail``, got
+    ``name``=value", ``rule`` by default "a finite number >= ``minimum````unit``" (a caller
+    whose quantity has its own words says them, as :func:`check_count`'s callers do: "a
+    number of rows per group >= 0"; ``minimum`` and ``strict`` still decide), a TypeError
+    for a value of another kind (a bool, a string, None: STYLE's rule, as
+    :func:`check_count`'s; session 32), a SpecError for a number out of range (nan, inf, an
+    int beyond a float's range, below ``minimum``). A float, so that a numpy float16 or
+    float32 (or a Fraction) computes as the number it is. The packages' one check of a number
     (:func:`check_fraction` of one in a range; :func:`check_count` of a count): the decode,
-    serving and speculative models', traffic's.
+    serving and speculative models', traffic's, the GEMM and MLA tables'.
 
     >>> check_number("launch", 2, unit=" seconds"), check_number("x", 1.5, 1, strict=True)
     (2.0, 1.5)
@@ -888,10 +920,15 @@ def check_number(name, value, minimum=0, unit="", *, strict=False, tail=""):
     Traceback (most recent call last):
     ...
     TypeError: skew must be a finite number >= 0, got skew=True (a bool)
+    >>> check_number("rows", float("inf"), rule="a number of rows per group >= 0")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: rows must be a number of rows per group >= 0, got rows=inf
     """
     if not (is_finite(value) and (value > minimum if strict else value >= minimum)):
-        raise error_for(value, f"{name} must be a finite number {'>' if strict else '>='} "
-                               f"{minimum}{unit}{tail}, got {name}={show_value(value)}")
+        if rule is None:
+            rule = f"a finite number {'>' if strict else '>='} {minimum}{unit}"
+        raise error_for(value, f"{name} must be {rule}{tail}, got {name}={show_value(value)}")
     return float(value)
 
 

@@ -172,7 +172,7 @@ def test_a_refused_byte_count_is_named():
     Left, session 35): now the value, or an array's first bad entry and how many."""
     import numpy as np
     r = topologies.build("torus:4x4").router
-    with pytest.raises(ValueError, match=r"got -5$"):
+    with pytest.raises(ValueError, match=r"got nbytes=-5$"):
         r.loads(0, 1, nbytes=-5)
-    with pytest.raises(ValueError, match=r"got nbytes\[1\] = -2.0 \(2 of 3\)$"):
+    with pytest.raises(ValueError, match=r"got nbytes\[1\]=-2.0 \(2 of 3\)$"):
         r.loads([0, 1, 2], [1, 2, 3], nbytes=[1, -2, np.nan])

@@ -165,7 +165,8 @@ def test_unchecked_byte_counts_are_checked():
     for bad in (True, None):
         with pytest.raises(TypeError, match=r"^nbytes must be a finite number >= 0 bytes, got "):
             f.router.loads_all_to_all(bad)
-    with pytest.raises(ValueError, match=r"^nbytes must be finite and >= 0, got 1000000000"):
+    with pytest.raises(ValueError, match=r"^nbytes must be a finite number >= 0 bytes, got "
+                                         r"nbytes=1000000000"):
         f.router.loads([0], [1], _BIG)
 
 

@@ -118,7 +118,7 @@ def test_refuses_to_overwrite_without_force(tiny_report, tmp_path):
     out = tmp_path / "r"
     out.mkdir()
     (out / "keep.txt").write_text("mine")
-    with pytest.raises(FileExistsError, match="--force"):
+    with pytest.raises(FileExistsError, match="pass force=True to replace it"):
         write_report(tiny_report, out, quiet=True)
     assert (out / "keep.txt").read_text() == "mine"
     write_report(tiny_report, out, force=True, quiet=True)

@@ -3,6 +3,7 @@
 import numpy as np
 
 from fabric import Clos, SpecError, chip_spec
+from fabric._units import text_of
 
 from ._common import (
     add_links,
@@ -75,7 +76,8 @@ def fat_tree(k, *, pods=None, tech="ib-ndr", chips_per_host=1, chip=None, name=N
     h = k // 2
     n = P * h * h
     cores = P * h // 2
-    what = name or (f"fattree:k={k}" + (f",pods={P}" if P != k else ""))
+    what = text_of(name, "name", optional=True) or (
+        f"fattree:k={k}" + (f",pods={P}" if P != k else ""))
     cph, t = check_build(n, 3 * n, what, chips_per_host, tech)
     attrs = link_attrs(t)
     G, endpoints = chip_graph(n, cph)
@@ -159,8 +161,9 @@ def leaf_spine(k, oversubscription=1, *, leaves=None, tech="ib-ndr", chips_per_h
                         f"of radix {k} that each leaf reaches equally ({up} uplinks per leaf)")
     lanes = up // spines
     n = L * down
-    what = name or (f"leafspine:k={k}" + (f",over={r}" if r != 1 else "")
-                    + (f",leaves={L}" if L != k else ""))
+    what = text_of(name, "name", optional=True) or (
+        f"leafspine:k={k}" + (f",over={r}" if r != 1 else "")
+        + (f",leaves={L}" if L != k else ""))
     cph, t = check_build(n, n + L * up, what, chips_per_host, tech)
     attrs = link_attrs(t)
     G, endpoints = chip_graph(n, cph)
@@ -251,7 +254,7 @@ def rail_optimized(servers, gpus_per_server=8, *, spines=None, scaleup_tech="nvl
         raise SpecError(f"spines={spines} must divide servers={servers} so that every rail "
                         "leaf reaches every spine equally")
     n = servers * g
-    what = name or f"rail:servers={servers},gpus={g}"
+    what = text_of(name, "name", optional=True) or f"rail:servers={servers},gpus={g}"
     # a server is a host domain: g always divides n, so check_build's host check passes;
     # links are lanes: each chip's scale-up bundle of scaleup_links, its PCIe and NIC links,
     # the rail-spine bundles (servers lanes per rail)

@@ -10,7 +10,7 @@ import numpy as np
 
 from fabric import CONNECT, Grid, SpecError
 from fabric._structure import check_connect
-from fabric._units import items_of
+from fabric._units import items_of, text_of
 
 from ._common import (
     add_links,
@@ -105,7 +105,7 @@ def hypermesh(shape, connect="full", *, links=1, tech="cofabric", chips_per_host
     # links are lanes: each adjacency a bundle of k (a 2-ring's one edge of 2k, as built below)
     n_links = sum(_links_per_line(s, c) * (n // s) * (2 * k if (c == "ring" and s == 2) else k)
                   for s, c, k in zip(shape, connect, links))
-    what = name or "hypermesh:" + "x".join(map(str, shape))
+    what = text_of(name, "name", optional=True) or "hypermesh:" + "x".join(map(str, shape))
     cph, t = check_build(n, n_links, what, shape[0] if chips_per_host is None else chips_per_host,
                          tech)
 
@@ -170,8 +170,9 @@ def torus(shape, *, links=1, tech="cofabric", chips_per_host=None, chip=None, na
     1536
     """
     shape = _dims(shape)
+    name = text_of(name, "name", optional=True) or "torus:" + "x".join(map(str, shape))
     return hypermesh(shape, "ring", links=links, tech=tech, chips_per_host=chips_per_host,
-                     chip=chip, name=name or "torus:" + "x".join(map(str, shape)))
+                     chip=chip, name=name)
 
 
 def mesh(shape, *, links=1, tech="cofabric", chips_per_host=None, chip=None, name=None):
@@ -188,5 +189,6 @@ def mesh(shape, *, links=1, tech="cofabric", chips_per_host=None, chip=None, nam
     144
     """
     shape = _dims(shape)
+    name = text_of(name, "name", optional=True) or "mesh:" + "x".join(map(str, shape))
     return hypermesh(shape, "line", links=links, tech=tech, chips_per_host=chips_per_host,
-                     chip=chip, name=name or "mesh:" + "x".join(map(str, shape)))
+                     chip=chip, name=name)

@@ -4,7 +4,7 @@
 import numpy as np
 
 from fabric import Dragonfly, SpecError, Switched
-from fabric._units import is_int
+from fabric._units import is_int, text_of
 
 from ._common import (
     add_links,
@@ -65,7 +65,8 @@ def switched(n, planes=1, *, links=1, tech="nvlink5", reduction=False, chips_per
         links = positive_int(links, "links")
     else:
         links = per_dim(links, planes, "links", positive_int)
-    what = name or (f"switch:{n}" + (f",planes={planes}" if planes != 1 else ""))
+    what = text_of(name, "name", optional=True) or (
+        f"switch:{n}" + (f",planes={planes}" if planes != 1 else ""))
     # links are lanes: every chip has a bundle of links[p] lanes to plane p
     lanes = planes * links if isinstance(links, int) else sum(links)
     cph, t = check_build(n, n * lanes, what, n if chips_per_host is None else chips_per_host,
@@ -130,8 +131,9 @@ def dragonfly(h, *, a=None, p=None, tech="ib-ndr", global_tech=None, chips_per_h
     p = h if p is None else positive_int(p, "p")
     groups = a * h + 1
     n = groups * a * p
-    what = name or (f"dragonfly:h={h}" + (f",a={a}" if a != 2 * h else "")
-                    + (f",p={p}" if p != h else ""))
+    what = text_of(name, "name", optional=True) or (
+        f"dragonfly:h={h}" + (f",a={a}" if a != 2 * h else "")
+        + (f",p={p}" if p != h else ""))
     cph, t = check_build(n, n + groups * a * (a - 1) // 2 + groups * a * h // 2, what,
                          p if chips_per_host is None else chips_per_host, tech)
     tg = resolve_tech(global_tech if global_tech is not None else tech, "global_tech")
