@@ -569,7 +569,7 @@ def default_region(regions):
     own): the region :meth:`AddressMap.global_address` and :func:`fabric.access_to` take (an
     owner's bytes in it: its share of an interleave set), and a window target naming an owner
     when the region is its own (a window maps the whole region, so an interleave set, shared,
-    is refused there: :func:`no_own_region`). The default windows and the heap take
+    is refused there: :func:`why_no_own_region`). The default windows and the heap take
     :func:`owned_regions`' HBM rule alone, so an owner whose only region is DRAM or an
     interleave set stands for it here and has no HBM there.
 
@@ -582,12 +582,12 @@ def default_region(regions):
     return regions[next(iter(own.values()))] if len(own) == 1 else None
 
 
-def no_own_region(owner, regions):
+def why_no_own_region(owner, regions):
     """Why ``owner``'s name stands for no region of its own among its ``regions``
     (:func:`default_region` gave None, or a window target's only region is an interleave set),
     for a message that then asks for a region by name.
 
-    >>> no_own_region("chip3", [Region(0, 2**30, ("chip3", "chip4"), name="pool")])
+    >>> why_no_own_region("chip3", [Region(0, 2**30, ("chip3", "chip4"), name="pool")])
     "'chip3' holds memory only in the interleave set 'pool' (shared with 'chip4'), no region of its own"
     """
     if len(regions) == 1:
@@ -900,7 +900,7 @@ class AddressMap:
                 raise AddressMapError(f"{show_value(owner)} owns no region of this address map")
             reg = default_region(regs)
             if reg is None:
-                raise AddressMapError(f"{no_own_region(owner, regs)}; name one with region=")
+                raise AddressMapError(f"{why_no_own_region(owner, regs)}; name one with region=")
         share = reg.size // reg.ways
         offset = check_count(offset, "offset", 0, f"an integer in [0, {share}) (the bytes of "
                              f"{show_value(owner)} in {reg})", below=share, error=AddressMapError)

@@ -79,11 +79,11 @@ from ._address import (
     as_address_array,
     default_region,
     is_int,
-    no_own_region,
     owned_regions,
     pow2_ceil,
     shift_table,
     validate_address,
+    why_no_own_region,
 )
 from ._errors import AddressMapError, NodeError, TranslationError
 from ._params import Parameter
@@ -662,7 +662,7 @@ class DomainPlan:
             if reg is None or reg.ways > 1:
                 # a window maps its whole target: an interleave set is no owner's own (a
                 # window onto "chip3" whose only region was a set with chip4 reached chip4)
-                bad("dangling-target", f"target {no_own_region(win.target, regs)}; name one "
+                bad("dangling-target", f"target {why_no_own_region(win.target, regs)}; name one "
                     f"of {sorted(r.name for r in regs)}")
                 return None
         else:
