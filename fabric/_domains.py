@@ -83,6 +83,7 @@ from ._address import (
     pow2_ceil,
     shift_table,
     validate_address,
+    why_no_own_region,
 )
 from ._errors import AddressMapError, NodeError, TranslationError
 from ._params import Parameter
@@ -658,9 +659,11 @@ class DomainPlan:
         elif win.target in by_owner:
             regs = by_owner[win.target]
             reg = default_region(regs)
-            if reg is None:
-                bad("dangling-target", f"target {show_value(win.target)} owns {len(regs)} "
-                    f"regions; name one of {sorted(r.name for r in regs)}")
+            if reg is None or reg.ways > 1:
+                # a window maps its whole target: an interleave set is no owner's own (a
+                # window onto "chip3" whose only region was a set with chip4 reached chip4)
+                bad("dangling-target", f"target {why_no_own_region(win.target, regs)}; name one "
+                    f"of {sorted(r.name for r in regs)}")
                 return None
         else:
             bad("dangling-target", f"target {show_value(win.target)} names no region and no "
