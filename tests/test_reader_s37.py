@@ -12,6 +12,7 @@ from cli_run import run_cli
 
 import analysis
 import analysis._report
+import fabric
 from fabric import SpecError
 
 
@@ -188,3 +189,41 @@ def test_a_refused_address_is_said_once():
         validate_address("x", what="local address")
     rc, _, err = run_cli(["translate", "sd200-ultra", "--host", "host1", "0xZ"])
     assert rc == 2 and err.count("0xZ") == 1, err
+
+
+def test_a_chips_own_messages_quote_its_name_shortened():
+    import dataclasses
+
+    from fabric import chip_spec
+    h100 = chip_spec("h100")
+    for kw in ({"hbm_bytes": -1}, {"tensor_flops": 5}, {"generation": "x"}):
+        with pytest.raises((SpecError, TypeError)) as e:
+            dataclasses.replace(h100, name="x" * 5000, **kw)       # were 5 KB lines
+        assert len(str(e.value)) < 300 and "(5002 characters)" in str(e.value), str(e.value)
+    with pytest.raises(SpecError, match=r"^hbm_bytes must be an integer >= 1 \(chip 'h100'\)"):
+        dataclasses.replace(h100, hbm_bytes=0)                      # a short name as before
+
+
+def test_an_owner_of_several_regions_none_its_own_is_said_one_way():
+    # the default window's, the heap's and access's sentences were three (access named no
+    # region; the heap's chip unquoted)
+    import dataclasses
+
+    import topologies
+    from fabric import AddressPlan, GiB, Region, SymmetricHeap, access_to, check
+    f = topologies.build("hypermesh:4x4,chip=h100")
+    regions = tuple(dataclasses.replace(r, name="c3a") if r.name == "chip3.hbm" else r
+                    for r in f.replace(address_plan=AddressPlan(hbm_bytes=48 * GiB))
+                    .address_map.regions)
+    extra = Region(base=0x2C_0000_0000, size=GiB, owner="chip3", kind="hbm", name="c3b")
+    g = f.replace(address_plan=AddressPlan(layout="explicit", regions=regions + (extra,),
+                                           heap=SymmetricHeap(size=GiB)))
+    said = "'chip3' holds 2 HBM regions ('c3a' and 'c3b') and none is named 'chip3.hbm', so "
+    found = [x.message for x in check(g) if x.code == "invalid"]
+    assert len(found) == 2 and all(said in m for m in found), found
+    h = f.replace(address_plan=AddressPlan(layout="explicit", regions=regions + (extra,),
+                                           default_windows=False))
+    with pytest.raises(fabric.AddressMapError) as e:
+        access_to(h, "chip0", "chip3")          # (the map's order: by base)
+    assert "'chip3' holds 2 HBM regions ('c3b' and 'c3a') and none is named 'chip3.hbm', so " \
+        "its memory is no one region" in str(e.value), str(e.value)
