@@ -93,18 +93,16 @@ def _one_line(message):
 
 
 def _shortened(message):
-    """``message`` with each run of more than 80 non-blank characters cut to its first 40 and
-    its length, as ``fabric._units.show_value`` shows a long value: argparse quotes an
-    argument whole ("invalid choice: '<a 5000-character argument>'" was a 5 KB line).
+    """``message`` with each run of non-blank characters cut as ``fabric._units.shorten`` cuts
+    a long echoed value: argparse quotes an argument whole ("invalid choice: '<a
+    5000-character argument>'" was a 5 KB line).
 
     >>> _shortened("argument --op: invalid choice: '" + "x" * 98 + "' (choose from 'a')")
     "argument --op: invalid choice: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (100 characters) (choose from 'a')"
     """
-    from fabric._units import SHOWN_DIGITS
+    from fabric._units import shorten
 
-    return re.sub(rf"\S{{{2 * SHOWN_DIGITS + 1},}}",
-                  lambda m: f"{m.group()[:SHOWN_DIGITS]}... ({len(m.group())} characters)",
-                  message)
+    return re.sub(r"\S+", lambda m: shorten(m.group()), message)
 
 
 def _explain(message, arg_strings):

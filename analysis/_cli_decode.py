@@ -105,6 +105,7 @@ def add_step_options(p):
     one definition, so the two commands cannot drift apart."""
     from ._collectives import default_runtime
     from ._decode import VLLM_DISPATCH_GENERATIONS
+    from ._engine_allreduce import TRTLLM_ALLREDUCE_CHIPS
 
     p.add_argument("--runtime", default=None,
                    help="collective runtime of the tensor-parallel all-reduces, passed to "
@@ -112,8 +113,8 @@ def add_step_options(p):
                         f"{default_runtime()}, except --engine vllm on "
                         f"{' and '.join(VLLM_DISPATCH_GENERATIONS)} chips, whose TP "
                         "all-reduces take vLLM's own dispatch, analysis.vllm_all_reduce); "
-                        "--engine trtllm on b200 and h200 chips: TensorRT-LLM's measured op, "
-                        "analysis.trtllm_all_reduce")
+                        f"--engine trtllm on {' and '.join(sorted(TRTLLM_ALLREDUCE_CHIPS))} "
+                        "chips: TensorRT-LLM's measured op, analysis.trtllm_all_reduce")
     p.add_argument("--ep-kernel", default=None,
                    help="MoE exchange kernel for dispatch/combine: "
                         + ", ".join(EXCHANGE_KERNELS)
@@ -211,15 +212,14 @@ def runtime_text(collective, runtime=None):
     'runtime ideal'
     """
     from ._collectives import default_runtime, resolved_runtime_name
+    from ._engine_allreduce import ENGINE_ALL_REDUCES
 
     if runtime:
         return f"runtime {resolved_runtime_name(runtime)}"
     if collective == "analysis.cost":
         return f"runtime {default_runtime()}"
-    what = {"analysis.vllm_all_reduce": "vLLM's own dispatch (analysis.vllm_all_reduce)",
-            "analysis.trtllm_all_reduce": "TensorRT-LLM's measured op "
-                                          "(analysis.trtllm_all_reduce)"}.get(collective,
-                                                                              collective)
+    what = (ENGINE_ALL_REDUCES[collective].phrase if collective in ENGINE_ALL_REDUCES
+            else collective)
     return f"TP all-reduces by {what}, other collectives runtime {default_runtime()}"
 
 

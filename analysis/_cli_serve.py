@@ -100,11 +100,10 @@ def _step_text(args, fab):
     ``--engine vllm`` takes vLLM's own TP all-reduce dispatch, ``--engine trtllm`` on B200 and
     H200 TensorRT-LLM's measured all-reduce op, unless --runtime is given)."""
     from ._cli_decode import runtime_text, settings_text
-    from ._decode import engine_collective, fabric_chip
+    from ._decode import collective_label, engine_collective, fabric_chip
 
-    fn = engine_collective(args.engine, fabric_chip(fab), runtime=args.runtime)
-    label = (f"analysis.{fn.__name__}" if fn.__name__ in ("vllm_all_reduce", "trtllm_all_reduce")
-             else "analysis.cost")
+    label = collective_label(engine_collective(args.engine, fabric_chip(fab),
+                                               runtime=args.runtime))
     exchange = args.ep_kernel or (
         "the collectives model's all-to-all, or TensorRT-LLM's allgather + reducescatter under "
         "attention DP (tp=1, dp>1) where it runs no MNNVL all-to-all" if args.engine == "trtllm"

@@ -96,6 +96,7 @@ from fabric._arrays import traffic_values
 from fabric._fabric_arg import fabric_arg
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
+from fabric._transport import transport_arg
 from fabric._units import (
     check_count,
     check_number,
@@ -339,11 +340,8 @@ def _check_max_bytes(nbytes, what):
 
 
 def _transport_spec(transport):
-    if transport is None:
-        return None
-    if isinstance(transport, str) and transport.strip().lower() in ("auto", "native"):
-        return None
-    return get_transport(transport)
+    transport = transport_arg(transport)
+    return None if transport is None else get_transport(transport)
 
 
 # -- planning: routing work per schedule, independent of size ----------------------------
@@ -718,7 +716,7 @@ def applicable_algorithms(fabric, op, ranks=None, transport=None, traffic=None):
     transport : str, optional
         ``"loadstore"``, ``"rdma"`` or None (the fabric's native one).
     traffic : array-like, optional
-        An all-to-allv's bytes matrix, for that operation.
+        An all-to-allv's bytes matrix: required for that operation, refused for another.
 
     Returns
     -------
@@ -737,7 +735,12 @@ def applicable_algorithms(fabric, op, ranks=None, transport=None, traffic=None):
     nodes, idx = resolve_ranks(fabric, ranks)
     tr = _transport_spec(transport)
     _check_carry(fabric, tr, idx)
-    M = _traffic_arg(op, traffic, len(nodes))
+    p = len(nodes)
+    if (op == "all-to-allv") != (traffic is not None):   # not read as nbytes', nor dropped
+        raise SpecError(f"all-to-allv needs traffic= (a traffic matrix, bytes, {p} x {p})"
+                        if traffic is None else
+                        f"traffic= is an all-to-allv's matrix; {op} takes none")
+    M = _traffic_arg(op, traffic, p, "traffic")
     if M is not None:
         if _is_empty(op, traffic, M):
             raise ValueError("the traffic matrix moves no bytes between distinct ranks")
@@ -790,18 +793,18 @@ def _empty_cost(fabric, op, p, rt, total=0.0):
                           candidates=(("none", why),), runtime=rt.name)
 
 
-def _traffic_arg(op, nbytes, p):
-    """An all-to-allv's traffic matrix ``nbytes``, checked (:func:`analysis._traffic.
-    traffic_values`: numbers, ``p x p``, finite, >= 0; None for another op). Its total is
-    checked by :func:`cost` once it knows whether the matrix moves a byte between ranks
-    (:func:`_is_empty`)."""
+def _traffic_arg(op, nbytes, p, name="nbytes"):
+    """An all-to-allv's traffic matrix ``nbytes``, checked (:func:`fabric._arrays.
+    traffic_values`: numbers, ``p x p``, finite, >= 0; None for another op), its messages
+    naming the caller's parameter ``name``. Its total is checked by :func:`cost` once it
+    knows whether the matrix moves a byte between ranks (:func:`_is_empty`)."""
     if op != "all-to-allv":
         return None
     # before the total: a matrix of the wrong shape and no bytes was divided by 0, and an
     # all-negative matrix divided by its (negative) total would pass for a valid one
     return traffic_values(nbytes, p,
-                          f"all-to-allv takes a traffic matrix (bytes, {p} x {p}) as nbytes",
-                          "nbytes")
+                          f"all-to-allv takes a traffic matrix (bytes, {p} x {p}) as {name}",
+                          name)
 
 
 def _traffic_total(M):
@@ -979,7 +982,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         return _empty_cost(fabric, op, p, rt, n)
     if rt.kind != "ideal" and p > 1:
         res = _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap,
-                              int(ops_per_launch))
+                              int(ops_per_launch), int(devices_per_process))
         return _with_host_launches(res, rt, int(devices_per_process), int(ops_per_launch),
                                    int(iterations), bool(blocking))
     if algorithm == "auto":
@@ -1054,6 +1057,10 @@ class _GroupView:
         # what a runtime works out for this view during one cost (analysis._runtime_cost:
         # each p2p message's plan), shared by the release's candidates and their retiming
         self.runtime_memo = {}
+        # devices one process drives (cost()'s devices_per_process: ranks k N .. k N + N - 1
+        # share one): before 2.23 NCCL wrote a same-process peer's Simple p2p directly
+        # (analysis._runtime_cost.p2p_drain)
+        self.process_devices = 1
         # the group's facts depend on the fabric and the ranks only: computed once, cached
         key = ("group", idx.tobytes())
         c = fabric_memo(fabric, __name__)
@@ -1606,8 +1613,9 @@ def further_barrier(fabric, ranks=None, runtime="symmetric-memory"):
     return _runtime_cost.flag_barrier(get_runtime(runtime), view)
 
 
-def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, ops):
+def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, ops, devices=1):
     view = _GroupView(fabric, op, nodes, idx, tr, M, overlap)
+    view.process_devices = devices
     if rt.kind == "library":
         tried, why = _runtime_cost.nccl_candidates(rt, view, op, n, algorithm, ops)
     else:
@@ -1793,7 +1801,7 @@ def resolved_runtime_name(name):
     return used if used == str(name).strip().lower() else f"{used} (for {name})"
 
 
-def cost_sizes(fabric, op, sizes, algorithm="auto", runtime="nccl", ranks=None, transport=None,
+def cost_sizes(fabric, op, sizes, algorithm="auto", runtime=None, ranks=None, transport=None,
                *, overlap=True, ops_per_launch=1, devices_per_process=1, iterations=20,
                blocking=False):
     """:func:`cost` at many sizes; the routing work is done once and shared.

@@ -149,6 +149,7 @@ from fabric._fabric_arg import fabric_arg
 from fabric._memo import fabric_memo
 from fabric._runtime import release_on
 from fabric._schema import MAX_BYTES
+from fabric._transport import transport_arg
 from fabric._units import (
     check_count,
     check_fraction,
@@ -2233,7 +2234,8 @@ class DecodeStep:
     model, system, chip : str
     batch, context, tokens_per_sequence : int
     layout : Layout
-    transport : str or None
+    transport : str, fabric.Transport or None
+        As asked (``"native"`` recorded as None).
     layers : tuple of LayerTime
         One per layer, in order (dense layers first).
     head : HeadTime
@@ -2333,8 +2335,8 @@ def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm=
     ----------
     engine : str or None
         ``"vllm"``, ``"sglang"``, ``"trtllm"``, or None (the generic kernel list).
-    chip : fabric.ChipSpec or None
-        The step's chip (its generation decides vLLM's tables).
+    chip : fabric.ChipSpec, str or None
+        The step's chip, or its name (its generation decides vLLM's tables).
     collective : callable, optional
         A cost function to use as it is.
     runtime : str or fabric.Runtime, optional
@@ -2361,6 +2363,8 @@ def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm=
     ...                  ("vllm", "tpu-v4", None))]
     ['trtllm_all_reduce', '_default_collective', '_default_collective', '_default_collective', '_default_collective']
     """
+    engine = check_engine(engine, none_ok=True)
+    chip = None if chip is None else chip_spec(chip)        # a name is read as its chip
     if check_collective(collective) is not None:
         return collective
     if fabric is not None and getattr(fabric_arg(fabric).chip, "name", None) != \
@@ -2509,10 +2513,11 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     tokens_per_sequence : int
         Tokens each sequence processes in this step (1 for decode, ``k+1`` to
         verify ``k`` drafted tokens).
-    transport : str or None
-        ``"loadstore"`` or ``"rdma"`` for every collective; ``None`` lets the
-        collectives model choose per step (load/store inside a load/store domain,
-        RDMA across NICs). An ``ep_kernel`` other than ``"all-to-allv"`` chooses
+    transport : str, fabric.Transport or None
+        ``"loadstore"`` or ``"rdma"`` (or a :class:`fabric.Transport`) for every
+        collective; ``None`` or ``"native"`` lets the collectives model choose per step
+        (load/store inside a load/store domain, RDMA across NICs): the one check,
+        ``fabric._transport.transport_arg``, that :func:`analysis.cost` applies. An ``ep_kernel`` other than ``"all-to-allv"`` chooses
         its own paths (see :func:`analysis.moe_exchange`).
     algorithm : str or dict
         Collective algorithm, passed to the collectives model (``"auto"``: the
@@ -2726,7 +2731,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     >>> kw = {"batch": 64, "context": 2048, "layout": "tp=8"}
     >>> [round(decode_step("deepseek-r1", h, hbm_efficiency=e, **kw).time * 1e3, 2)
     ...  for e in (None, 0.78, 1.0)]    # published rates, measured GEMMs and MLA op; 0.78; roofline
-    [37.94, 35.35, 29.94]
+    [37.96, 35.37, 29.96]
     >>> decode_step("kimi-k2", f, batch=64, context=4096, layout="tp=3,dp=40")
     Traceback (most recent call last):
     ...
@@ -3333,9 +3338,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     if kern is not None and skew:
         raise SpecError(f"ep_kernel={kern.name!r} is costed under uniform routing; skew="
                         f"{skew} needs ep_kernel=None (the collectives model's all-to-allv)")
-    if transport not in (None, "loadstore", "rdma"):
-        raise SpecError(f"transport must be 'loadstore', 'rdma' or None, got "
-                        f"{show_value(transport)}")
+    transport = transport_arg(transport)
     lay = parse_layout(layout, fabric.n_endpoints)
     if expert_balance is not None:
         expert_balance = check_fraction("expert_balance", expert_balance, 0.0, 1.0,
@@ -3441,6 +3444,7 @@ def fabric_chip(fabric, chip=None):
     ...
     fabric.SpecError: fabric 'mesh:2' names no chip; pass chip=... (or chip=NAME in the topology spec, e.g. mesh:2,chip=b200)
     """
+    fabric = fabric_arg(fabric)         # the serving entry points' one fabric reader
     if chip is None and fabric.chip is None:
         raise SpecError(f"fabric {fabric.name!r} names no chip; pass chip=... (or chip=NAME "
                         f"in the topology spec, e.g. {fabric.name},chip=b200)")
@@ -3471,9 +3475,9 @@ def _check_floors(kernel_floors):
     out = []
     for cls, val in sorted(kernel_floors.items()):
         if cls not in classes:
-            raise SpecError(f"kernel_floors: unknown kernel class {cls!r}; classes: "
+            raise SpecError(f"kernel_floors: unknown kernel class {show_value(cls)}; classes: "
                             f"{sorted(classes)}")
-        check_number(f"kernel_floors[{cls!r}]", val, 0, " seconds")
+        check_number(f"kernel_floors[{show_value(cls)}]", val, 0, " seconds")
         extra = max(0.0, float(val) - EMPTY_KERNEL_TIME.value)
         if extra > 0:
             out.append((cls, extra))
@@ -3889,8 +3893,8 @@ def collective_holds_starts(collective=None, runtime=None):
     through :func:`analysis.cost` at its default runtime). A caller's own ``collective`` function is not known to hold the start:
     its kernels keep their boundaries. The one test behind :func:`_held_starts` (decode
     steps, their two-batch windows) and :func:`analysis.prefill_time` (prompt passes)."""
-    from ._engine_allreduce import trtllm_all_reduce, vllm_all_reduce
-    if collective is vllm_all_reduce or collective is trtllm_all_reduce:
+    from ._engine_allreduce import engine_all_reduce_label
+    if engine_all_reduce_label(collective) is not None:
         return True
     if collective is not None and collective is not _default_collective:
         return False
@@ -4473,26 +4477,33 @@ def _breakdown(layers, head):
         kernel_floor=sum(x.kernel_floor for x in layers) + head.kernel_floor)
 
 
+def collective_label(fn):
+    """How output names the collective cost function ``fn`` a step is priced with (one
+    label for a step's parameter table and the CLI headers): ``analysis.cost``, an engine's
+    own all-reduce (``ENGINE_ALL_REDUCES``, :func:`engine_collective`), or a caller's
+    function by its own name.
+
+    >>> from fabric import chip_spec
+    >>> [collective_label(engine_collective(e, chip_spec("h200"))) for e in ("trtllm", None)]
+    ['analysis.trtllm_all_reduce', 'analysis.cost']
+    >>> collective_label(len)
+    'len'
+    """
+    from ._engine_allreduce import engine_all_reduce_label
+
+    if fn is _default_collective:
+        return "analysis.cost"
+    return engine_all_reduce_label(fn) or getattr(fn, "__name__", type(fn).__name__)
+
+
 def _collective_parameter(fn):
     """Which collective cost function priced the step (:func:`engine_collective`)."""
-    name = getattr(fn, "__name__", type(fn).__name__)
-    source = {"_default_collective": "analysis.cost, the collectives model (decode_step's "
-                                     "default)",
-              "vllm_all_reduce": "vLLM's per-size TP all-reduce dispatch at vLLM's defaults "
-                                 "(analysis.vllm_all_reduce; -O2 fuse_allreduce_rms on SM90/"
-                                 "SM100, vllm-project/vllm vllm/config/vllm.py; docs/sources.md "
-                                 "s.8): decode_step's default for engine='vllm' on Hopper and "
-                                 "Blackwell, or the caller's",
-              "trtllm_all_reduce": "TensorRT-LLM 1.2.0rc5's own all-reduce op as measured "
-                                   "(analysis.trtllm_all_reduce, TRTLLM_ALLREDUCE_BF16: "
-                                   "ai-dynamo/aiconfigurator 095f58a5 b200_sxm / h200_sxm "
-                                   "comm/trtllm/1.2.0rc5/custom_allreduce_perf.parquet), "
-                                   "other collectives analysis.cost: decode_step's default "
-                                   "for engine='trtllm' on B200 and H200, or the "
-                                   "caller's"}.get(name, "user")
-    label = {"_default_collective": "analysis.cost",
-             "vllm_all_reduce": "analysis.vllm_all_reduce",
-             "trtllm_all_reduce": "analysis.trtllm_all_reduce"}.get(name, name)
+    from ._engine_allreduce import ENGINE_ALL_REDUCES
+
+    label = collective_label(fn)
+    source = ("analysis.cost, the collectives model (decode_step's default)"
+              if fn is _default_collective else
+              ENGINE_ALL_REDUCES[label].source if label in ENGINE_ALL_REDUCES else "user")
     return Parameter("decode.collective", label, "", source)
 
 
@@ -4593,8 +4604,19 @@ def _parameters(s, moe, comm):
         trtllm_gemm_parameters(s.chip.name, s.gemm_format("router"), [s.router_gemm_use])
         if s.router_measured is not None else ()) + (
         (trtllm_release_parameter(s.trtllm_release),) if s.trtllm_release is not None
-        else ()) + (
+        else ()) + _measured_all_reduce_parameters(s) + (
         s.m.parameters())
+
+
+def _measured_all_reduce_parameters(s):
+    """The points of TensorRT-LLM's measured all-reduce op the step's tensor-parallel
+    all-reduce read (:func:`analysis.trtllm_all_reduce`, where its collective is that op)."""
+    from ._engine_allreduce import trtllm_all_reduce, trtllm_all_reduce_parameters
+
+    if s.collective is not trtllm_all_reduce or s.lay.tp < 2:
+        return ()
+    return trtllm_all_reduce_parameters(s.chip.name, s.lay.tp,
+                                        s.t_dp * s.m.hidden * s.m.activation_bytes)
 
 
 def _efficiency_parameters(s):

@@ -52,12 +52,13 @@ one B200 and one H200 node): ``decode_step(engine="trtllm")``'s default on those
 """
 
 import functools
+from typing import NamedTuple
 
 import numpy as np
 
 from fabric import TORCH_SYMM_MEM, VLLM_CUSTOM_ALLREDUCE, Parameter, SpecError
 from fabric._fabric_arg import fabric_arg
-from fabric._units import check_count, flag_of, is_real, kind_error
+from fabric._units import check_count, flag_of, kind_error
 
 from ._gemm_measured import lower_envelope
 from ._runtime_cost import VLLM_ONE_STAGE_BELOW
@@ -241,7 +242,9 @@ def vllm_all_reduce(fabric, op, nbytes, *, algorithm="auto", ranks=None, transpo
     ranks, transport, fuse_allreduce_rms, symm_mem
         As for :func:`vllm_all_reduce_kernel`.
     **kwargs
-        Passed to :func:`analysis.cost` for the operations NCCL runs.
+        Not used (a ``runtime`` passed by the caller: vLLM chooses its kernels, and NCCL at
+        :func:`analysis.cost`'s own settings for the other operations), as for
+        :func:`trtllm_all_reduce`.
 
     Examples
     --------
@@ -342,6 +345,44 @@ def trtllm_all_reduce_time(chip, ranks, nbytes):
     return float(np.interp(size, [x for x, _ in env], [t for _, t in env]))
 
 
+def trtllm_all_reduce_parameters(chip, ranks, nbytes):
+    """The measured points :func:`trtllm_all_reduce_time` reads for an all-reduce of
+    ``nbytes`` (bytes per rank) among ``ranks`` GPUs of chip ``chip`` (its name), as
+    Parameters (seconds, the lower envelope's): the one point at a measured size, else the
+    two around it; ``()`` where nothing was measured. For a step's list of the figures it
+    used, as the MLA, GEMM and MoE-module tables give theirs.
+
+    >>> [(p.name, round(p.value * 1e6, 2)) for p in trtllm_all_reduce_parameters("b200", 8, 14336)]
+    [('decode.trtllm_allreduce.b200.tp8.e4096', 5.73), ('decode.trtllm_allreduce.b200.tp8.e8192', 5.77)]
+    >>> trtllm_all_reduce_parameters("gb200", 8, 14336)
+    ()
+    """
+    if trtllm_all_reduce_time(chip, ranks, nbytes) is None:     # its checks, its range
+        return ()
+    from ._collectives import read_nbytes
+
+    env = _TRTLLM_AR_ENV[(chip, ranks)]
+    size = read_nbytes(nbytes)
+    sizes = [x for x, _ in env]
+    i = int(np.searchsorted(sizes, size))
+    used = (i,) if sizes[i] == size else (i - 1, i)
+    measured = dict(TRTLLM_ALLREDUCE_BF16[(chip, ranks)])
+    out = []
+    for j in used:
+        x, t = env[j]
+        ms = measured[x // 2]
+        out.append(Parameter(
+            f"decode.trtllm_allreduce.{chip}.tp{ranks}.e{x // 2}", t, "s",
+            f"TensorRT-LLM 1.2.0rc5's all-reduce op (analysis.TRTLLM_ALLREDUCE_BF16: "
+            f"ai-dynamo/aiconfigurator 095f58a5 {chip}_sxm comm/trtllm/1.2.0rc5/"
+            f"custom_allreduce_perf.parquet): {ranks} GPUs, {x // 2} BF16 elements: {ms:.6g} ms"
+            + (f", taken at {t * 1e3:.6g} ms (a larger size's time, the lower envelope)"
+               if t < ms * 1e-3 else "")
+            + "; linear in the size between the measured points; its node's symmetric-memory "
+            "difference added on another or a degraded fabric (analysis.trtllm_all_reduce)"))
+    return tuple(out)
+
+
 #: The node each :data:`TRTLLM_ALLREDUCE_BF16` sweep ran on, as a preset: an 8-GPU HGX B200 /
 #: H200 server (aiconfigurator's ``b200_sxm`` / ``h200_sxm`` systems).
 TRTLLM_ALLREDUCE_NODES = {"b200": "hgx-b200", "h200": "hgx-h200"}
@@ -416,14 +457,15 @@ def trtllm_all_reduce(fabric, op, nbytes, *, algorithm="auto", ranks=None, trans
     from fabric import runtime
 
     from ._closed_form import normalize_op
-    from ._collectives import cost
+    from ._collectives import cost, read_nbytes
 
     op = normalize_op(op)
     ranks = _ranks(fabric, ranks)
     chip = getattr(getattr(fabric, "chip", None), "name", None)
-    t = (trtllm_all_reduce_time(chip, len(ranks), nbytes)
-         if op == "all-reduce" and len(ranks) > 1 and np.ndim(nbytes) == 0
-         and is_real(nbytes) and nbytes > 0 else None)
+    measured = op == "all-reduce" and len(ranks) > 1 and np.ndim(nbytes) == 0
+    if measured:
+        nbytes = read_nbytes(nbytes)    # one reading, cost's: '14KiB' is 14336 for the op too
+    t = trtllm_all_reduce_time(chip, len(ranks), nbytes) if measured else None
     own = None
     if t is not None:
         try:
@@ -437,3 +479,41 @@ def trtllm_all_reduce(fabric, op, nbytes, *, algorithm="auto", ranks=None, trans
     scale = own.time / t
     return dataclasses.replace(own, time=t, algbw=own.algbw * scale, busbw=own.busbw * scale,
                                algorithm="trtllm measured", candidates=())
+
+
+class EngineAllReduce(NamedTuple):
+    """An engine's own TP all-reduce :func:`analysis.engine_collective` may choose."""
+
+    function: object
+    phrase: str         # how a CLI header says what prices the TP all-reduces
+    source: str         # the source a step's parameter table gives
+
+
+#: The engines' own all-reduces (:func:`analysis.engine_collective`'s choices beside
+#: ``analysis.cost``), by the label output names them by: the one list a step's parameter
+#: table, the CLI headers and ``collective_holds_starts`` read.
+ENGINE_ALL_REDUCES = {
+    "analysis.vllm_all_reduce": EngineAllReduce(
+        function=vllm_all_reduce, phrase="vLLM's own dispatch (analysis.vllm_all_reduce)",
+        source=("vLLM's per-size TP all-reduce dispatch at vLLM's defaults "
+                "(analysis.vllm_all_reduce; -O2 fuse_allreduce_rms on SM90/SM100, "
+                "vllm-project/vllm vllm/config/vllm.py; docs/sources.md s.8): decode_step's "
+                "default for engine='vllm' on Hopper and Blackwell, or the caller's")),
+    "analysis.trtllm_all_reduce": EngineAllReduce(
+        function=trtllm_all_reduce,
+        phrase="TensorRT-LLM's measured op (analysis.trtllm_all_reduce)",
+        source=("TensorRT-LLM 1.2.0rc5's own all-reduce op as measured "
+                "(analysis.trtllm_all_reduce, TRTLLM_ALLREDUCE_BF16: ai-dynamo/aiconfigurator "
+                "095f58a5 b200_sxm / h200_sxm comm/trtllm/1.2.0rc5/custom_allreduce_perf."
+                "parquet), other collectives analysis.cost: decode_step's default for "
+                "engine='trtllm' on B200 and H200, or the caller's")),
+}
+
+
+def engine_all_reduce_label(fn):
+    """The label of :data:`ENGINE_ALL_REDUCES` whose function ``fn`` is, else None.
+
+    >>> engine_all_reduce_label(trtllm_all_reduce), engine_all_reduce_label(len)
+    ('analysis.trtllm_all_reduce', None)
+    """
+    return next((label for label, e in ENGINE_ALL_REDUCES.items() if e.function is fn), None)

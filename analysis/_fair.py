@@ -174,9 +174,9 @@ def best_decode_layout(model, f, *, batch, context, tps=None, ep=None, **options
     context : int
         Tokens of context per sequence.
     tps : sequence of int, optional
-        Tensor-parallel sizes to try.
+        Tensor-parallel sizes to try, each dividing the chips used.
     ep : int, optional
-        Chips used.
+        Chips used, 1 to ``f``'s chips.
     **options
         Passed to :func:`decode_step`.
 
@@ -184,6 +184,14 @@ def best_decode_layout(model, f, *, batch, context, tps=None, ep=None, **options
     -------
     (DecodeStep, list of (str, float))
         The best step, and every layout tried with its step time (s).
+
+    Raises
+    ------
+    TypeError
+        ``f`` not a Fabric (a spec string: ``topologies.build`` it), ``tps`` not a sequence,
+        a size or ``ep`` not an integer.
+    fabric.SpecError
+        ``ep`` outside 1..chips, a size outside 1..``ep`` or not dividing it.
 
     Examples
     --------
@@ -193,20 +201,33 @@ def best_decode_layout(model, f, *, batch, context, tps=None, ep=None, **options
     >>> min(t for _, t in tried) == step.time
     True
     """
+    from fabric import SpecError
+    from fabric._units import sequence_of
+
     from ._decode import decode_step
     from ._models import model_config
 
-    n = (f.n_endpoints - len(f.failures.cut_off) if ep is None
-         else check_count(ep, "ep", None, "an integer number of chips"))
-    if ep is None and n < 1:
-        raise ValueError(f"{f.name}: every chip is cut off from every other chip; "
-                         "no layout can use one")
-    if not 1 <= n <= f.n_endpoints:
-        raise ValueError(f"ep must be between 1 and the {f.n_endpoints} chips, got {ep!r}")
+    f = fabric_arg(f, "f")
+    if ep is None:
+        n = f.n_endpoints - len(f.failures.cut_off)
+        if n < 1:
+            raise ValueError(f"{f.name}: every chip is cut off from every other chip; "
+                             "no layout can use one")
+    else:       # one check: a wrong kind a TypeError, out of 1..chips a SpecError (a ValueError)
+        n = check_count(ep, "ep", 1, f"an integer number of chips in [1, {f.n_endpoints}]",
+                        below=f.n_endpoints + 1)
     if tps is None:
         host = max((len(c) for c in f.domains.values()), default=1)
         limit = max(16, host)
         tps = [t for t in (2 ** i for i in range(12)) if t <= limit and n % t == 0]
+    else:       # a sequence (a set's order is its hashes': 'tried' would follow them)
+        tps = [check_count(t, f"tps[{i}]", 1, f"a tensor-parallel size in [1, {n}]",
+                           below=n + 1)
+               for i, t in enumerate(sequence_of(tps, "tps", "tensor-parallel sizes"))]
+        for i, tp in enumerate(tps):
+            if n % tp:          # dp = ep / tp chips: decode's layout error names no tps
+                raise SpecError(f"tps[{i}] must divide the {n} chips used (dp = ep / tp), "
+                                f"got tps[{i}]={tp}")
     m = model_config(model) if isinstance(model, str) else model
     best, tried = None, []
     for tp in tps:

@@ -252,9 +252,11 @@ from fabric._exchange import (
     received_copies,
     serial_copies,
 )
+from fabric._fabric_arg import fabric_arg
 from fabric._failures import require_joined
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
+from fabric._transport import transport_arg
 from fabric._units import (
     check_count,
     check_number,
@@ -1688,13 +1690,14 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         combine narrower than the BF16 MoE output (e.g. ``combine_bytes=1``) is
         TensorRT-LLM's low-precision combine: the staging pass reads the BF16 output
         and writes the narrow copy (:attr:`fabric.ExchangeKernel.staging_source_bytes`).
-    transport : str, optional
-        ``None``: each kernel's own choice (load/store inside a load/store domain,
-        RDMA across). ``"rdma"`` sends every copy of a direct kernel
+    transport : str or fabric.Transport, optional
+        ``None`` or ``"native"``: each kernel's own choice (load/store inside a load/store
+        domain, RDMA across). ``"rdma"`` sends every copy of a direct kernel
         (``deepep-low-latency``, ``pplx``) over the NIC, peer-to-peer over the
         scale-up fabric switched off (DeepEP's original "pure RDMA" low-latency
         mode); ``"loadstore"`` requires one load/store domain. Passed to the
-        collectives model for ``kernel="all-to-allv"``.
+        collectives model for ``kernel="all-to-allv"`` (which also takes a
+        :class:`fabric.Transport`; a kernel of its own paths takes a name only).
     routing : str
         ``"uniform"``, ``"node-limited[:M]"``, ``"balanced"`` or ``"grouped"``
         (:func:`parse_routing`).
@@ -1749,7 +1752,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     Raises
     ------
     SpecError
-        Unknown kernel, routing, runtime or chip, ``ep`` with more ranks than
+        Unknown kernel, routing, runtime, transport or chip, ``ep`` with more ranks than
         experts or that fills nodes unequally, bytes that are not positive, ``sources``
         that is neither an int from 1 to the EP ranks nor their positions each once (or
         given beside a sequence of counts), a ``tokens_per_rank`` that is neither an int >= 1
@@ -1763,7 +1766,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         ranks in several, or a rank without a NIC that must use one.
     TypeError
         An argument of the wrong kind: ``l2_flushed`` that is no flag, ``adaptive_routing``
-        neither a flag nor None (``"yes"`` is not read by its truth).
+        neither a flag nor None (``"yes"`` is not read by its truth), ``transport`` neither
+        a str, a :class:`fabric.Transport` nor None.
 
     Examples
     --------
@@ -1775,9 +1779,11 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     >>> r.dispatch == r.dispatch_phase.fixed + r.dispatch_phase.transfer + r.dispatch_phase.local_copy
     True
     """
+    fabric = fabric_arg(fabric)
     kern = exchange_kernel(kernel)
     background = check_background(nic_background)
     check_collective(collective)
+    transport = transport_arg(transport)
     adaptive_routing = flag_of(adaptive_routing, "adaptive_routing", optional=True)
     if adaptive_routing is None:
         adaptive_routing = EXCHANGE_ADAPTIVE_ROUTING.value
@@ -1859,14 +1865,16 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     nic_rate = EXCHANGE_NIC_EFFICIENCY.value     # achieved / line rate, headers included
     rdma_only = False
     if transport is not None and kern.dedup != "collective":
+        if not isinstance(transport, str):
+            # a kernel prices its own paths from the fabric's transports: only a name says one
+            raise SpecError(f"kernel {kern.name!r} picks its own paths: transport must be "
+                            f"'loadstore', 'rdma', 'native' or None, got "
+                            f"{show_value(transport)}")
         if transport == "rdma" and not kern.forwarding and kern.scale_out:
             rdma_only = True          # peer-to-peer over NVLink switched off (pure RDMA)
         elif transport == "loadstore" and nodes > 1:
             raise RoutingError(f"transport='loadstore' cannot reach the {nodes} load/store "
                                f"domains the {n_ep} EP ranks span")
-        elif transport not in ("rdma", "loadstore"):
-            raise SpecError(f"transport must be 'loadstore', 'rdma' or None, got "
-                            f"{show_value(transport)}")
         elif transport == "rdma":
             raise SpecError(f"kernel {kern.name!r} cannot run over RDMA alone (it forwards over "
                             f"the scale-up fabric, or has no RDMA path)")
@@ -1926,30 +1934,27 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                                     else (up_t, up_b, net_t, net_b))
     scale = b_c / b_d
     copy_d = copy_c = 0.0
-    copied = False
-    if kern.local_copy or kern.staging_copy or kern.send_staging:
-        c = chip if chip is not None else fabric.chip
-        if c is not None:
-            copied = True
-            hbm = chip_spec(c).hbm_bandwidth
-            # a source's own tokens' copies (sent in the dispatch, back in the combine) and
-            # what a rank receives in the dispatch (the copies its experts hold); a source
-            # does both its own part and a receiver's
-            own, recv = ((copies_expert, received_expert) if kern.dedup == "expert"
-                         else (copies_rank, received_rank))
-            if kern.local_copy:
-                copy_d = 2 * recv * b_d / hbm          # read the receive buffer, write out
-                copy_c = (own + tokens) * b_c / hbm    # read the k partials, write the sum
-            if kern.send_staging:
-                copy_d += 2 * tokens * b_d / hbm      # own tokens -> symmetric send buffer
-            if kern.staging_copy:
-                copy_c += 2 * recv * b_c / hbm         # MoE output -> symmetric buffer
-                # a low-precision combine casts a wider MoE output there: the extra bytes read
-                wider = kern.staging_source_bytes * h - b_c
-                if wider > 0:
-                    copy_c += recv * wider / hbm
-            params = params + (Parameter(f"{chip_spec(c).name}.hbm_bandwidth", hbm, "B/s",
-                                         chip_spec(c).source),)
+    c = chip if chip is not None else fabric.chip     # None: no HBM known, no copy priced
+    if (kern.local_copy or kern.staging_copy or kern.send_staging) and c is not None:
+        hbm = chip_spec(c).hbm_bandwidth
+        # a source's own tokens' copies (sent in the dispatch, back in the combine) and
+        # what a rank receives in the dispatch (the copies its experts hold); a source
+        # does both its own part and a receiver's
+        own, recv = ((copies_expert, received_expert) if kern.dedup == "expert"
+                     else (copies_rank, received_rank))
+        if kern.local_copy:
+            copy_d = 2 * recv * b_d / hbm          # read the receive buffer, write out
+            copy_c = (own + tokens) * b_c / hbm    # read the k partials, write the sum
+        if kern.send_staging:
+            copy_d += 2 * tokens * b_d / hbm      # own tokens -> symmetric send buffer
+        if kern.staging_copy:
+            copy_c += 2 * recv * b_c / hbm         # MoE output -> symmetric buffer
+            # a low-precision combine casts a wider MoE output there: the extra bytes read
+            wider = kern.staging_source_bytes * h - b_c
+            if wider > 0:
+                copy_c += recv * wider / hbm
+        params = params + (Parameter(f"{chip_spec(c).name}.hbm_bandwidth", hbm, "B/s",
+                                     chip_spec(c).source),)
     if kernel_gap is None:
         import analysis  # the decode model's Parameter, through the package
         gap = analysis.GRAPH_KERNEL_OVERHEAD.value
@@ -1963,7 +1968,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     gaps_c = max(kern.kernels[1] - 1, 0) * gap
     # one block's serial chain, at the latencies of the GPU generation that runs it
     arch = runtime_arch(fabric if chip is None else types.SimpleNamespace(chip=chip_spec(chip)))
-    if kern.reduce_stages and kern.local_copy and copied:
+    if kern.reduce_stages and kern.local_copy and c is not None:
         # one receiving group's sum of a token, its copies loaded whole into a few stages: a
         # floor under the chip-wide receive copy, not added to it (ExchangeKernel.reduce_stages)
         floor, used = kern.receive_floor(arch, int(k), l2_flushed)
@@ -2004,7 +2009,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         # the combine's receive part: each block sums its tokens' k copies pass by pass
         reduce_loads = kern.receive_reduce(E, k, tokens, h)
         # a block's staging copy of the phase's message: its dependent rounds beyond the first
-        stage_rounds = [math.ceil(b / v) - 1 for b, v in zip((b_d, b_c), kern.stage_vector)]
+        stage_rounds = [math.ceil(b / v) - 1 if v else 0
+                        for b, v in zip((b_d, b_c), kern.stage_vector)]
         stage_rounds = stage_rounds or [0, 0]
         # the dispatch's send loop: the block holding the last token walks every earlier one
         walked = kern.send_walk(tokens)

@@ -18,6 +18,7 @@ Examples
 import contextlib
 import math
 import re
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -514,14 +515,17 @@ def plot_latency_cdf(samples, ax=None, *, unit=1e-6, unit_name="\u00b5s", xlabel
     >>> ax.get_xlabel(), [round(float(y), 3) for y in ax.lines[0].get_ydata()]
     ('latency (µs)', [0.0, 0.333, 0.667, 1.0, 1.0])
     """
+    if not isinstance(samples, Mapping):     # one curve's array: a label names each curve
+        raise kind_error(samples, "samples", "a mapping of label -> latencies "
+                                             "(e.g. {'load/store': [...]})")
     if not samples:
         raise ValueError("samples: nothing to plot")
     curves = []
     for label, values in samples.items():
-        v = np.sort(real_array(values, f"samples[{label!r}]",
-                               f"samples[{label!r}] must be latencies in seconds").ravel()) / unit
+        key = f"samples[{show_value(label)}]"
+        v = np.sort(real_array(values, key, f"{key} must be latencies in seconds").ravel()) / unit
         if v.size == 0:
-            raise ValueError(f"samples[{label!r}] is empty")
+            raise ValueError(f"{key} is empty")
         curves.append((label, v))
     ax = _new_axes(ax)          # after the checks: a refused input leaves no figure behind
     lo = min(v[0] for _, v in curves)
@@ -995,14 +999,17 @@ def plot_link_utilization(utilization, ax=None):
     >>> ax.lines[0].get_ydata().tolist()          # busiest first
     [1.0, 0.5, 0.0, 0.0]
     """
+    if not isinstance(utilization, Mapping):     # one curve's array: a label names each curve
+        raise kind_error(utilization, "utilization", "a mapping of label -> link utilizations "
+                                                     "(e.g. {'ring': [...]})")
     if not utilization:
         raise ValueError("utilization: nothing to plot")
     sorted_values = {}
     for label, values in utilization.items():
-        u = np.sort(real_array(values, f"utilization[{label!r}]",
-                               f"utilization[{label!r}] must be fractions").ravel())[::-1]
+        key = f"utilization[{show_value(label)}]"
+        u = np.sort(real_array(values, key, f"{key} must be fractions").ravel())[::-1]
         if u.size == 0:
-            raise ValueError(f"utilization[{label!r}] is empty")
+            raise ValueError(f"{key} is empty")
         sorted_values[label] = u
     ax = _new_axes(ax)          # after the checks: a refused input leaves no figure behind
     k = len(utilization)

@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 
-from fabric._units import check_count
+from fabric._units import check_count, check_number, flag_of, text_of
 
 __all__ = ["Progress"]
 
@@ -64,17 +64,27 @@ class Progress:
 
     Raises
     ------
+    TypeError
+        An argument of the wrong kind: a count that is no integer, a time that is no number,
+        a flag that is no bool (``enabled='no'``), a ``desc`` that is no str.
     ValueError
-        If ``total`` is negative or ``width`` below 1.
+        If ``total`` is negative, ``width`` below 1, ``min_interval`` negative or
+        ``live_interval`` not positive (or either not finite).
     """
 
     def __init__(self, total, desc="", *, stream=None, enabled=None, quiet=False, width=30,
                  min_interval=0.1, live=False, live_interval=1.0):
+        # each argument checked here: a width of 2.5 or a min_interval of 'x' passed and
+        # failed at the first draw, and enabled='no' was read by its truth (the bar drew)
         total = check_count(total, "total", 0, "a non-negative int")
-        if width < 1:
-            raise ValueError(f"width must be >= 1, got width={width!r}")
+        width = check_count(width, "width", 1)
+        min_interval = check_number("min_interval", min_interval, unit=" seconds")
+        live_interval = check_number("live_interval", live_interval, unit=" seconds",
+                                     strict=True)     # 0: a thread redrawing without a pause
+        quiet, live = flag_of(quiet, "quiet"), flag_of(live, "live")
+        enabled = flag_of(enabled, "enabled", optional=True)
         self.total = total
-        self.desc = desc
+        self.desc = text_of(desc, "desc")
         self.stream = sys.stderr if stream is None else stream
         if quiet:
             enabled = False

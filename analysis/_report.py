@@ -119,19 +119,21 @@ _README_SECTIONS = ("latency", "collectives", "symmetric", "utilization", "topol
 
 
 def _build_fabrics(systems):
+    from fabric._units import sequence_of
+
     if isinstance(systems, str):
         systems = [systems]
-    systems = list(systems)
+    # a sequence (a set's order is its hashes': the report's order would follow them), each
+    # item checked before the set of them (a list in it is unhashable)
+    systems = sequence_of(systems, "systems", "preset names or spec strings")
+    for name in systems:
+        if not isinstance(name, str):
+            raise kind_error(name, "a system", "a preset name or spec string")
     if not systems:
         raise SpecError("systems: name at least one system")
     if len(set(systems)) != len(systems):
         raise SpecError(f"systems must be distinct, got {show_value(systems)}")
-    fabrics = {}
-    for name in systems:
-        if not isinstance(name, str):
-            raise kind_error(name, "a system", "a preset name or spec string")
-        fabrics[name] = report_fabric(name)
-    return fabrics
+    return {name: report_fabric(name) for name in systems}
 
 
 def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECTIONS,
@@ -172,6 +174,9 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
         For a system no builder knows, or an unknown operation.
     ValueError
         For an unknown section, no systems, or a size that does not parse.
+    TypeError
+        ``systems`` or ``sections`` not a sequence (a set: its order is its hashes'; one
+        section's name), an item that is not a str.
 
     Examples
     --------
@@ -181,6 +186,10 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
     >>> r.findings[0].split(";")[0]
     'torus:2x2 reaches any chip from any other in at most 2 hops (1.33 on average)'
     """
+    from fabric._units import sequence_of, text_of
+
+    sections = [text_of(s, f"sections[{i}]")      # not 'structure' read letter by letter
+                for i, s in enumerate(sequence_of(sections, "sections", "section names"))]
     unknown = [s for s in sections if s not in SECTIONS]
     if unknown:
         raise SpecError(f"unknown report section(s) {show_value(unknown)}; known: "

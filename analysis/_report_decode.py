@@ -7,7 +7,7 @@ system.
 
 Software, said in the table and the text: the step is replayed as a CUDA graph (as
 every serving framework runs decode), the tensor-parallel collectives go through
-``analysis.cost``'s default runtime, and dispatch/combine through a named MoE exchange
+``analysis.cost``'s default runtime (asked explicitly: :func:`report_decode_settings`), and dispatch/combine through a named MoE exchange
 kernel (:func:`_exchange_kernel`): DeepEP's low-latency kernels where the expert ranks
 span servers joined by NICs (what DeepSeek serves decode with), one-sided
 symmetric-memory kernels inside one load/store domain (TensorRT-LLM's NVLinkOneSided
@@ -33,6 +33,7 @@ from ._report_parts import (
     Section,
     Table,
     computed_time,
+    default_runtime,
     fmt_float,
     loadstore_everywhere,
     new_figure,
@@ -97,8 +98,18 @@ def hbm_rates_phrase(default):
 
 def report_decode_settings(f):
     """The ``decode_step`` settings every report section uses on ``f`` (one place): the
-    exchange kernel of :func:`_exchange_kernel` and CUDA-graph replay."""
-    return {"ep_kernel": _exchange_kernel(f), "cuda_graphs": True}
+    exchange kernel of :func:`_exchange_kernel`, CUDA-graph replay, and the collectives'
+    runtime the report's text names, ``analysis.cost``'s default asked explicitly: an
+    engine's own default (TensorRT-LLM's measured all-reduce on B200 and H200,
+    :func:`analysis.engine_collective`) would price some systems' collectives under another
+    runtime than the one every caption states.
+
+    >>> import topologies
+    >>> report_decode_settings(topologies.build("dgx-h100"))["runtime"]
+    'nccl'
+    """
+    return {"ep_kernel": _exchange_kernel(f), "cuda_graphs": True,
+            "runtime": default_runtime()}
 
 
 def _decode_point(system, model):

@@ -288,12 +288,9 @@ def _decode_point(system, model):
 
     f = report_fabric(system)
     try:
-        # the decode section's settings (exchange kernel, CUDA graphs), so both agree, and the
-        # one runtime the comparisons state for every system's collectives, asked explicitly
-        # (an engine's own default, e.g. TensorRT-LLM's measured all-reduce on B200, would mix
-        # runtimes between systems: analysis.engine_collective)
+        # the decode section's settings (exchange kernel, CUDA graphs and the one runtime
+        # every comparison states, asked explicitly), so both agree
         step, tried = best_decode_layout(model, f, batch=DECODE_BATCH, context=DECODE_CONTEXT,
-                                         runtime=default_runtime(),
                                          **report_decode_settings(f))
     except (FabricError, ValueError) as e:
         return {"system": system, "model": model, "skipped": str(e)}

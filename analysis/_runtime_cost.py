@@ -2569,6 +2569,85 @@ def p2p_batch_chain(arch):
     return total
 
 
+def p2p_drain(rt, view, op, n):
+    """Seconds one NCCL point-to-point operation pays after its last byte crosses to the
+    peers: the copy of each Simple part's last chunk out of the receiver's connection buffer.
+
+    A Simple send or receive runs ``ProtoSimple<1, 1>`` (``src/device/sendrecv.h`` runSend /
+    runRecv, every release 2.18-2.30; ``rt.p2p["simple_slices"]``): one slice a chunk of
+    ``p2pChunkSize`` (``prims_simple.h`` genericOp), the tail posted after the whole slice.
+    Over NVLink on Hopper and Blackwell the connection is P2P write (P2P read only between two
+    sm80 GPUs, ``src/graph/paths.cc``): the sender writes into the receiver's Simple buffer,
+    and the receiver copies a chunk into the user's buffer only once all of it is written.
+    Per channel part the write and the copy-out are a two-stage pipeline: the parts' writes
+    are the bytes' time the model has, and after them the last slice of every part is copied
+    out, ``min(part, chunk / slices)`` a part (parts taken equal: ``min(bytes, channels x
+    chunk / slices)`` a message). Priced for the busiest receiver's messages from peers of its
+    own node (the P2P or SHM transport: a chunk of ``p2pChunkSize`` as it is; a network peer's
+    chunk is cut by the message's size and its copy-out waits on the proxy: not priced), read
+    and written once at the chip's HBM bandwidth (an ASSUMPTION, not a bound: no copy rate of
+    a thread block is sourced, and the chunk just written may still be in the receiver's L2,
+    whose rate is not sourced either); 0 where the fabric names no chip. LL messages (their
+    receiver reads each 16-byte line as it lands) and a rank's copy to itself pay none, nor,
+    until 2.22 (``rt.p2p["direct_unregistered"]``), a peer of the receiver's own process (the
+    sender wrote into the user's buffer: ``view.process_devices``, cost()'s
+    ``devices_per_process``; from 2.23 that path needs registered buffers). ``n``: an
+    all-to-all's bytes a rank, a send/recv's message, an all-to-allv's total.
+
+    >>> import fabric, topologies
+    >>> from analysis._collectives import _GroupView, resolve_ranks
+    >>> f = topologies.build("dgx-h100")
+    >>> nodes, idx = resolve_ranks(f, None)
+    >>> view = _GroupView(f, "all-to-all", nodes, idx, None, None, True)
+    >>> rt = fabric.runtime("nccl@2.29.2")
+    >>> round(p2p_drain(rt, view, "all-to-all", 16 << 20) * 1e6, 3)   # 7 x 2 MiB, 4 parts each
+    8.764
+    >>> p2p_drain(rt, view, "all-to-all", 512)   # LL
+    0.0
+    """
+    import numpy as np
+
+    chip = getattr(view.fabric, "chip", None)
+    if chip is None or view.p < 2:
+        return 0.0
+    q = rt.p2p
+    chunk = p2p_channels(rt, view)[3] / q["simple_slices"]
+    # ranks k N .. k N + N - 1 share a process; before 2.23 their messages went direct
+    shared = view.process_devices if q["direct_unregistered"] else 1
+    proc = np.arange(view.p) // shared
+    if op == "all-to-allv":
+        sizes = np.asarray(view.M, dtype=float) * n
+        kind = _pair_kinds(view)
+    elif op == "all-to-all":
+        kind = np.asarray(_all_to_all_kinds(view))
+        sizes = np.full(len(kind), n / view.p)
+    else:
+        sizes, kind = np.array([float(n)]), np.array([0 if view.n_nodes > 1 else 1])
+    values, kinds, (_ll, channels, ll_bytes), index = _p2p_plans(rt, view, sizes, kind)
+    simple = values - np.minimum(ll_bytes, values)
+    each = np.where(kinds == 1, np.minimum(simple, channels * chunk), 0.0)[index]
+    if op == "all-to-allv":
+        if shared > 1:
+            each = np.where(proc[:, None] == proc[None, :], 0.0, each)
+        most = float(each.sum(axis=0).max())
+    elif op == "all-to-all":
+        if 1 not in kind.tolist():
+            return 0.0
+        # from every other rank of the receiver's node outside its process
+        if shared == 1:
+            peers = int(view.node_ranks().max()) - 1
+        else:
+            at_node = np.unique(view.node_labels(), return_inverse=True)[1].ravel()
+            both = at_node * view.p + proc
+            peers = int((np.bincount(at_node)[at_node]
+                         - np.bincount(both, minlength=both.max() + 1)[both]).max())
+        most = float(each[kind.tolist().index(1)] * peers)
+    else:
+        # nccl-tests' ring of messages: one from another process, unless one holds them all
+        most = float(each[0]) if proc[-1] != proc[0] else 0.0
+    return 2.0 * most / chip.hbm_bandwidth
+
+
 def _p2p(rt, view, op, n, algorithm, ops=1):
     """Send/recv and all-to-all: grouped point-to-point transfers; ``ops`` grouped operations
     run as further work batches of one kernel (:func:`p2p_batch_chain`)."""
@@ -2657,6 +2736,8 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
                                              traffic=wire / total).per_byte
     else:
         time = fixed + n * t.per_byte * (1.0 + (eff - 1.0) * share)
+    # each Simple part's last chunk copied out of the receiver's buffer after the bytes
+    time += p2p_drain(rt, view, op, n)
     return [Candidate(library="p2p", schedule=algorithm, protocol=proto, time=time, choice=time,
                       channels=nc, fixed=fixed)]
 

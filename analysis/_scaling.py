@@ -343,6 +343,9 @@ def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384)
     ------
     SpecError
         An unknown family, a size below 2 chips, a negative limit.
+    TypeError
+        ``families`` or ``sizes`` not a sequence (one name, a set: its order is its
+        hashes'), an item or limit of the wrong kind, ``router_limit`` not a (dict, str) pair.
 
     Returns
     -------
@@ -358,22 +361,49 @@ def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384)
     ('torus:4x4x4,chip=h100', 64, 32000000000.0)
     """
     from fabric import SpecError
-    from fabric._units import check_count, show_value
+    from fabric._units import check_count, sequence_of, show_value, text_of
 
     from ._sweep import sweep
 
+    # sequences, not sets (rows in hash order) or one name read letter by letter; a wrong
+    # kind a TypeError, named by its position
+    families = [text_of(f, f"families[{i}]")
+                for i, f in enumerate(sequence_of(families, "families", "family names"))]
     unknown = [f for f in families if f not in SCALING_FAMILIES]
     if unknown:
         raise SpecError(f"unknown families {show_value(unknown)}; known: "
                         f"{', '.join(SCALING_FAMILIES)}")
-    # a wrong kind a TypeError, named by its position
-    sizes = [check_count(n, f"sizes[{i}]", 2, "a chip count >= 2") for i, n in enumerate(sizes)]
+    sizes = [check_count(n, f"sizes[{i}]", 2, "a chip count >= 2")
+             for i, n in enumerate(sequence_of(sizes, "sizes", "chip counts"))]
     collective_limit, decode_limit = (check_count(v, name, 0, "a chip count >= 0") for name, v in (
         ("collective_limit", collective_limit), ("decode_limit", decode_limit)))
+    if router_limit is not None:
+        router_limit = _router_limit(router_limit)
     points = [{"family": fam, "n": n, "collective_limit": collective_limit,
                "decode_limit": decode_limit, "book": book, "router_limit": router_limit}
               for fam in families for n in sizes]
     return sweep(_point, points, executor=executor, quiet=quiet, desc="scaling")
+
+
+def _router_limit(value):
+    """:func:`scaling_study`'s ``router_limit`` checked: a (mapping of family -> chip count
+    >= 0, reason text) pair, each family one of :data:`SCALING_FAMILIES` (a misspelt one
+    would limit nothing, silently); a wrong kind a TypeError."""
+    from collections.abc import Mapping
+
+    from fabric import SpecError
+    from fabric._units import check_count, items_of, kind_error, show_value, text_of
+
+    pair = items_of(value)
+    if pair is None or len(pair) != 2 or not isinstance(pair[0], Mapping):
+        raise kind_error(value, "router_limit", "a (dict of family -> chip count, str) pair")
+    for family in pair[0]:
+        if text_of(family, "a router_limit family") not in SCALING_FAMILIES:
+            raise SpecError(f"router_limit: unknown family {show_value(family)}; known: "
+                            f"{', '.join(SCALING_FAMILIES)}")
+    return ({family: check_count(n, f"router_limit[{show_value(family)}]", 0,
+                                 "a chip count >= 0") for family, n in pair[0].items()},
+            text_of(pair[1], "router_limit's reason"))
 
 
 def _chips_text(v, _=None):

@@ -63,6 +63,7 @@ import numpy as np
 
 from fabric import Grid, NodeError, SpecError
 from fabric._arrays import check_length, traffic_values
+from fabric._fabric_arg import fabric_arg
 from fabric._failures import require_joined
 from fabric._units import check_count, sequence_of, show_value
 
@@ -868,6 +869,8 @@ def schedule(op, algorithm, p, *, fabric=None, nodes=None, traffic=None):
     op = normalize_op(op)
     algorithm = normalize_algorithm(algorithm)
     p = check_length(check_count(p, "p", 1), f"p={p} ranks")   # each step: an array of p
+    if fabric is not None:
+        fabric = fabric_arg(fabric)
     known = ALGORITHMS[op]
     if algorithm not in known:
         every = sorted({a for algs in ALGORITHMS.values() for a in algs})

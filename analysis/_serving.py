@@ -1230,7 +1230,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     (True, 0.06)
     >>> q = prefill_time("kimi-k2", f, isl=8192, layout="tp=8", efficiency=0.4)
     >>> q.compute > q.weights, round(q.total, 3)
-    (True, 0.085)
+    (True, 0.086)
     """
     unknown = sorted(set(cost_kwargs) - _PASS_COST_KEYWORDS)
     if unknown:
@@ -1909,7 +1909,7 @@ def _speculative_setting(setting):
         k, a = setting
     except (TypeError, ValueError):
         raise SpecError(f"a speculative setting is a (draft_length, acceptance) pair, got "
-                        f"{setting!r}") from None
+                        f"{show_value(setting)}") from None
     k, a = check_count(k, "draft_length", 0), check_fraction("acceptance", a, 0, 1)
     expected_accepted_tokens(k, a)                   # validates the ranges
     return k, a

@@ -25,7 +25,7 @@ Examples
 
 from fabric import SpecError, parse_size
 from fabric._schema import MAX_BYTES
-from fabric._units import parse_real, sequence_of, show_value
+from fabric._units import flag_of, is_bool, is_real, parse_real, sequence_of, show_value
 
 __all__ = ["MAX_SIZES", "parse_sizes"]
 
@@ -38,8 +38,9 @@ def parse_sizes(values, zero=False):
 
     Parameters
     ----------
-    values : str, int, or sequence (not a set) of str and int
-        Tokens as the module docstring describes (an int is bytes).
+    values : str, number, or sequence (not a set) of str and numbers
+        Tokens as the module docstring describes (a number is bytes, a whole number:
+        ``4096.0`` is 4096 bytes, ``4096.5`` refused, as :func:`fabric.parse_size` reads it).
     zero : bool, default False
         Whether a size (not a range's START or STOP) may be 0: ``cofabric cost --size 0``
         asks what :func:`analysis.cost` answers for an empty operation; a sweep's sizes
@@ -53,7 +54,8 @@ def parse_sizes(values, zero=False):
         range, a STOP below START, a bad step, more than :data:`MAX_SIZES` sizes, no size at
         all. A long token is quoted shortened (:func:`fabric._units.show_value`).
     TypeError
-        For ``values`` that are neither a token nor a sequence of them (``None``, ``5.5``).
+        For ``values`` that are neither a token nor a sequence of them (``None``, a set), a
+        bool for a size, ``zero`` not a bool.
 
     Examples
     --------
@@ -62,7 +64,11 @@ def parse_sizes(values, zero=False):
     >>> parse_sizes("0,1KiB", zero=True)
     [0, 1024]
     """
-    if isinstance(values, (str, int)):
+    zero = flag_of(zero, "zero")            # 'yes' or 1 is not read by its truth
+    # one token given bare is read as the list of it: one number, one rule (a bare
+    # np.int64(4096) or 4096.0 was refused while [np.int64(4096)] and [4096.0] were read);
+    # a bool reaches parse_size's own refusal
+    if isinstance(values, str) or is_real(values) or is_bool(values):
         values = [values]
     values = sequence_of(values, "sizes", "sizes (text such as '1KiB:1GiB' or bytes)")
     out = set()

@@ -72,13 +72,13 @@ from ._schema import MAX_BYTES
 from ._transport import NATIVE, transports_for
 from ._transport import transport as _transport
 from ._units import (
+    check_choice,
     check_count,
     format_address,
     format_size,
     name_list,
     sequence_of,
     show_value,
-    text_of,
 )
 
 __all__ = ["HOST_MEMORY_LOAD", "OPS", "Access", "LatencyStats", "access", "access_latencies",
@@ -245,8 +245,7 @@ def _transport_name(transport):
 
 
 def _check_op(op, size):
-    if text_of(op, "op") not in OPS:        # a kind first (TypeError), then the set
-        raise SpecError(f"op must be one of {', '.join(OPS)}, got {show_value(op)}")
+    check_choice(op, "op", OPS)
     size = check_count(size, "size", 1, "a positive int of bytes")
     if size > MAX_BYTES:
         # the batched paths hold sizes in int64, and the timing divides them as floats

@@ -50,9 +50,11 @@ from ._units import (
     KiB,
     MiB,
     TiB,
+    check_choice,
     check_count,
     format_address,
     format_size,
+    int_of,
     is_bool,
     is_float,
     is_int,
@@ -422,10 +424,7 @@ class Region:
 
     def __post_init__(self):
         for key in ("base", "size"):
-            value = getattr(self, key)
-            if not is_int(value):
-                raise kind_error(value, f"Region {key}", "an int")
-            object.__setattr__(self, key, int(value))
+            object.__setattr__(self, key, int_of(getattr(self, key), f"Region {key}"))
         if isinstance(self.owner, (list, tuple)):
             owners = tuple(self.owner)
             object.__setattr__(self, "owner", owners[0] if len(owners) == 1 else owners)
@@ -436,10 +435,8 @@ class Region:
                 raise kind_error(o, "Region owner", "a node or host name") from None
         for key in ("kind", "permissions", "name"):
             text_of(getattr(self, key), f"Region {key}", optional=key == "name")
-        if self.granularity is not None and not is_int(self.granularity):
-            raise kind_error(self.granularity, "Region granularity", "an int")
-        if self.granularity is not None:
-            object.__setattr__(self, "granularity", int(self.granularity))
+        object.__setattr__(self, "granularity",
+                           int_of(self.granularity, "Region granularity", optional=True))
         if self.name is None:
             label = "+".join(map(str, self.owners)) if self.ways > 1 else str(self.owner)
             object.__setattr__(self, "name", f"{label}.{self.kind}")
@@ -583,7 +580,7 @@ def default_region(regions):
     return regions[next(iter(own.values()))] if len(own) == 1 else None
 
 
-def owned_regions(regions, kind, usable=None):
+def owned_regions(regions, kind):
     """Each owner's own region of ``kind``: ``({owner: index}, {owner: [index, ...]})``.
 
     "A chip's HBM" (the default windows' target, the symmetric heap's home) and "a host's
@@ -592,11 +589,12 @@ def owned_regions(regions, kind, usable=None):
     single-owner region of ``kind``. The second dict holds the owners of several such
     regions, none so named: they have no own region, and the callers say so
     (:func:`default_region`, the region an owner's name stands for, is built on this rule).
-    ``usable``: a flag per region, False for one to pass over (None: all).
+    A region's place does not enter the rule: one out of range is still its owner's own (the
+    default windows give it no window; region_findings reports it).
     """
     owned = {}
     for i, r in enumerate(regions):
-        if r.ways == 1 and r.kind == kind and (usable is None or usable[i]):
+        if r.ways == 1 and r.kind == kind:
             try:
                 owned.setdefault(r.owner, []).append(i)
             except TypeError:           # an unhashable owner: region_findings reports it
@@ -833,8 +831,7 @@ class AddressMap:
         >>> loc.owner.tolist(), loc.offset.tolist(), loc.mapped.tolist()
         ([0, 1, -1], [1, 1, -1], [True, True, False])
         """
-        if unmapped not in ("raise", "mask"):
-            raise ValueError(f"unmapped must be 'raise' or 'mask', got {show_value(unmapped)}")
+        check_choice(unmapped, "unmapped", ("raise", "mask"))
         a = as_address_array(addresses, self.width, AddressMapError)
         shape = a.shape
         a = a.ravel()

@@ -75,7 +75,6 @@ from ._plan import (
     placed_chips,
     placed_domains,
     placement_findings,
-    plan_arg,
     plan_errors,
 )
 from ._symmetric import heap_findings
@@ -161,7 +160,7 @@ def check(system):
     [('dangling-target', 'error')]
     """
     fabric, findings = _unpack(system)
-    plan = plan_arg(fabric.address_plan, "address_plan")
+    plan = fabric.plan
     fatal = [Finding(code="invalid", severity="error", message=f"address plan: {m}",
                      where="address plan")
              for m in plan_errors(fabric, plan)]

@@ -106,9 +106,9 @@ from ._units import (
     GB,
     TB,
     GiB,
+    check_choice,
     check_count,
-    error_for,
-    is_finite,
+    check_number,
     items_of,
     kind_error,
     show_value,
@@ -136,11 +136,9 @@ def check_math_format(value, what="math format"):
     >>> check_math_format("fp16")
     Traceback (most recent call last):
     ...
-    fabric.SpecError: math format must be one of ('bf16', 'fp8', 'fp4', 'int8'), got 'fp16'
+    fabric.SpecError: math format must be one of bf16, fp8, fp4, int8, got 'fp16'
     """
-    if text_of(value, what) not in MATH_FORMATS:
-        raise SpecError(f"{what} must be one of {MATH_FORMATS}, got {show_value(value)}")
-    return value
+    return check_choice(value, what, MATH_FORMATS)
 
 
 #: The reduction bound used for every preset: bytes reduced per byte of HBM traffic.
@@ -208,11 +206,9 @@ class ChipSpec:
             self.hbm_bytes, "hbm_bytes", 1, f"an integer >= 1 (chip {self.name!r})"))
         for field, unit in (("hbm_bandwidth", "B/s"), ("peak_flops", "FLOP/s"),
                             ("reduce_rate", "B/s")):
-            v = getattr(self, field)
-            if not (is_finite(v) and v > 0):
-                raise error_for(v, f"chip {self.name!r}: {field} must be a positive finite "
-                                   f"{unit}, got {show_value(v)}")
-            object.__setattr__(self, field, float(v))
+            object.__setattr__(self, field, check_number(
+                field, getattr(self, field), 0, f" {unit}", strict=True,
+                tail=f" (chip {self.name!r})"))
         pairs = items_of(self.tensor_flops.items() if isinstance(self.tensor_flops, dict)
                          else self.tensor_flops)
         if pairs is None or not all(isinstance(p, (tuple, list)) and len(p) == 2 for p in pairs):
@@ -223,10 +219,9 @@ class ChipSpec:
             raise SpecError(f"chip {self.name!r}: tensor_flops names a format twice")
         for fmt, v in flops.items():
             check_math_format(fmt, f"chip {self.name!r}: tensor_flops format")
-            if not (is_finite(v) and v > 0):
-                raise error_for(v, f"chip {self.name!r}: tensor_flops[{fmt!r}] must be a "
-                                   f"positive finite FLOP/s, got {show_value(v)}")
-            flops[fmt] = float(v)       # a numpy float or a Fraction: the float it equals
+            # a numpy float or a Fraction: the float it equals
+            flops[fmt] = check_number(f"tensor_flops[{fmt!r}]", v, 0, " FLOP/s", strict=True,
+                                      tail=f" (chip {self.name!r})")
         if flops.get("bf16", self.peak_flops) != self.peak_flops:
             raise SpecError(f"chip {self.name!r}: tensor_flops['bf16']={flops['bf16']!r} "
                             f"disagrees with peak_flops={self.peak_flops!r}")
@@ -235,10 +230,8 @@ class ChipSpec:
                            tuple((f, flops[f]) for f in MATH_FORMATS if f in flops))
         object.__setattr__(self, "grace_gpus", check_count(
             self.grace_gpus, "grace_gpus", 0, f"an integer >= 0 (chip {self.name!r})"))
-        if text_of(self.generation, f"chip {self.name!r}: generation", optional=True) \
-                is not None and self.generation not in GENERATIONS:
-            raise SpecError(f"chip {self.name!r}: generation must be 'hopper', 'blackwell' or "
-                            f"None, got {self.generation!r}")
+        check_choice(self.generation, f"chip {self.name!r}: generation", GENERATIONS,
+                     optional=True)
 
     def peak(self, fmt):
         """Dense tensor-core FLOP/s of math format ``fmt``, or ``None`` if the chip has no

@@ -90,10 +90,11 @@ street-2026
 import dataclasses
 from dataclasses import dataclass
 
+from ._chips import ChipSpec, chip_spec
 from ._errors import SpecError
 from ._fabric_arg import fabric_arg
 from ._params import Parameter
-from ._units import show_value, text_of
+from ._units import kind_error, show_value, text_of
 
 __all__ = ["CHIP_POWER", "COST_BOOKS", "MEDIA", "RACK_CHIPS", "HardwareCosts", "chip_power",
            "hardware_costs", "rack_chips"]
@@ -503,20 +504,36 @@ def chip_power(chip):
     Parameters
     ----------
     chip : str, ChipSpec or None
-        A chip's name or spec; a chip of no published power (None too) takes an H100's 700 W,
-        a Parameter that says it is an assumption.
+        A chip's name (of :data:`CHIP_POWER` or :data:`fabric.CHIPS`) or spec; a chip of no
+        published power (None too) takes an H100's 700 W, a Parameter that says it is an
+        assumption.
 
     Returns
     -------
     Parameter
         Watts, with its source.
 
+    Raises
+    ------
+    SpecError
+        For a name no chip has (a misspelt chip is not priced as an H100).
+    TypeError
+        For what is neither a name, a ``ChipSpec`` nor None.
+
     Examples
     --------
     >>> chip_power("b200").value, chip_power("sd200-chip").source[:10]
     (1000.0, 'assumption')
+    >>> chip_power("b20O")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: unknown chip 'b20O'; known: b200, b300, gb200, gb300, h100, h20, h200, h800, sd200-chip, tpu-v4
     """
-    name = getattr(chip, "name", chip) or "unknown"
+    if isinstance(chip, str) and chip in CHIP_POWER:
+        return CHIP_POWER[chip]
+    if chip is not None and not isinstance(chip, (str, ChipSpec)):
+        raise kind_error(chip, "chip", "a chip name, a fabric.ChipSpec or None")
+    name = "unknown" if chip is None else chip_spec(chip).name
     if name in CHIP_POWER:
         return CHIP_POWER[name]
     return Parameter(f"chip.{name}.power", 700.0, "W",

@@ -88,10 +88,11 @@ from ._errors import AddressMapError, NodeError, TranslationError
 from ._params import Parameter
 from ._units import (
     MiB,
+    check_choice,
     check_count,
     format_address,
     format_size,
-    kind_of,
+    int_of,
     name_list,
     show_value,
     text_of,
@@ -184,13 +185,12 @@ class Window:
         _check_types(self, ints=("local_base",),
                      optional_ints=("size", "global_base", "target_offset", "page_size"),
                      strs=("host", "permissions"), optional_strs=("target", "name"))
-        _as_python_ints(self, ("local_base", "size", "global_base", "target_offset",
-                               "page_size"))
 
 
 def _as_python_ints(obj, keys):
     """Hold ``obj``'s integer fields ``keys`` as Python ints (a frozen dataclass): a numpy
-    integer's arithmetic wraps (np.int32) or overflows on negation (np.uint64)."""
+    integer's arithmetic wraps (np.int32) or overflows on negation (np.uint64). Another kind
+    is left to the record's checker (a finding)."""
     for key in keys:
         v = getattr(obj, key)
         if is_int(v):
@@ -198,12 +198,12 @@ def _as_python_ints(obj, keys):
 
 
 def _check_types(obj, ints=(), optional_ints=(), strs=(), optional_strs=()):
+    """Check ``obj``'s fields' kinds (a frozen dataclass) and hold its integer fields as Python
+    ints: a numpy integer's arithmetic wraps (np.int32) or overflows on negation (np.uint64)."""
     name = type(obj).__name__
     for key in ints + optional_ints:
-        v = getattr(obj, key)
-        if not (is_int(v) or (v is None and key in optional_ints)):
-            raise TypeError(f"{name} {key} must be an int, got {key}={show_value(v)} "
-                            f"({kind_of(v)})")
+        object.__setattr__(obj, key, int_of(getattr(obj, key), f"{name} {key}",
+                                            optional=key in optional_ints))
     for key in strs + optional_strs:
         text_of(getattr(obj, key), f"{name} {key}", optional=key in optional_strs)
 
@@ -584,10 +584,13 @@ class DomainPlan:
     def _default_parts(self, chips):
         """Shared arrays of the default windows (module docstring), or None."""
         limits = self.limits
-        # a region out of range is reported by region_findings and takes no window
-        usable = [fits(r.base, r.end) for r in self.regions]
-        hbm, several = owned_regions(self.regions, "hbm", usable)
-        dram, several_dram = owned_regions(self.regions, "dram", usable)
+        # an owner's own region is owned_regions' one rule, as its heap and access_to take it;
+        # one out of range is reported by region_findings and takes no window (the owner's
+        # window does not move to another of its regions)
+        hbm, several = owned_regions(self.regions, "hbm")
+        dram, several_dram = owned_regions(self.regions, "dram")
+        hbm, dram = ({o: i for o, i in own.items()
+                      if fits(self.regions[i].base, self.regions[i].end)} for own in (hbm, dram))
         for table, kind, owners in ((several, "HBM", chips), (several_dram, "DRAM", self.placed)):
             for o, ix in table.items():
                 if o not in owners:
@@ -924,8 +927,7 @@ class WindowIndex:
 
 
 def _check_op(op):
-    if op not in ("read", "write"):
-        raise ValueError(f"op must be 'read' or 'write', got op={show_value(op)}")
+    check_choice(op, "op", ("read", "write"))
 
 
 class HostDomain:
@@ -1105,8 +1107,7 @@ class HostDomain:
         first failing address and the count; ``"mask"`` returns ``ok`` False there.
         """
         _check_op(op)
-        if unmapped not in ("raise", "mask"):
-            raise ValueError(f"unmapped must be 'raise' or 'mask', got {show_value(unmapped)}")
+        check_choice(unmapped, "unmapped", ("raise", "mask"))
         a = as_address_array(local_addresses, self.width, TranslationError, "local address")
         shape = a.shape
         a = a.ravel()

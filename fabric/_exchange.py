@@ -41,12 +41,22 @@ Profiles (:data:`EXCHANGE_KERNELS`)
     after the network part. A dispatch message carries the FP8 token, its
     scales and 16 B of source info (``tests/legacy/test_low_latency.py``:
     ``hidden + hidden/128*4 + 16`` bytes).
+``"deepep-low-latency@d28bd67"``
+    ``"deepep-low-latency"`` (DeepEP de8cfca, 2025-06-05) as deep_ep 1.2.1+d28bd67
+    (2026-04-29; SGLang 0.5.12's image, the build of NVIDIA's collector rows) builds it: the
+    dispatch's grid takes ``ceil(E / ceil(E / SMs))`` blocks (2 experts a block for 256
+    experts: one token a block up to 128 tokens), and its combine sends and receives through
+    shared memory with TMA (#299, c874cb7, 2025-07-14: a sending warp loads its 2,048-B chunks
+    two at a time; #345, c5facf5, 2025-08-07: the receive loads each of a token's copies whole
+    into one of 3 stages).
 ``"ncclep-low-latency"``
     NVIDIA NCCL EP's low-latency kernels (NVIDIA/nccl ``contrib/nccl_ep``, adapted from
     DeepEP's): ``"deepep-low-latency"`` with the steps its compiled kernel takes instead
     before the first byte and after the last: its peer pointer is NCCL's window lookup, three
     dependent loads where DeepEP loads one heap base (the dispatch's copies, its count, the
-    combine's copies).
+    combine's copies); its combine sends and receives through shared memory with TMA (DeepEP's
+    code since #299 and #345, which NCCL EP adapts): a sending warp loads its chunks two at a
+    time, and the receive loads each of a token's copies whole into one of 3 stages.
 ``"one-sided"``
     Symmetric-memory kernels over the scale-up fabric, TensorRT-LLM's
     NVLinkOneSided class (NVIDIA/TensorRT-LLM
@@ -204,7 +214,7 @@ False
 >>> exchange_kernel("carrier-pigeon")
 Traceback (most recent call last):
 ...
-fabric.SpecError: unknown MoE exchange kernel 'carrier-pigeon'; known: all-to-allv, deepep-low-latency, deepep-normal, ncclep-low-latency, one-sided, one-sided-1.3, pplx
+fabric.SpecError: unknown MoE exchange kernel 'carrier-pigeon'; known: all-to-allv, deepep-low-latency, deepep-low-latency@d28bd67, deepep-normal, ncclep-low-latency, one-sided, one-sided-1.3, pplx
 """
 
 import collections
@@ -218,13 +228,13 @@ from ._runtime import runtime
 from ._tech import link_tech
 from ._units import (
     check_count,
-    error_for,
+    check_number,
     flag_of,
     is_bool,
-    is_finite,
     is_int,
     is_real,
     items_of,
+    kind_error,
     sequence_of,
     show_value,
     text_of,
@@ -500,6 +510,16 @@ EXCHANGE_BLOCK_RATE = {
 _PEER_TECH = {"hopper": "nvlink4", "blackwell": "nvlink5"}
 
 
+def _latency_table(arch, what="exchange latencies", known=EXCHANGE_LATENCY):
+    """:data:`EXCHANGE_LATENCY`'s table of GPU generation ``arch``: the one lookup of a
+    generation's latencies; a TypeError for a name of the wrong kind (:func:`text_of`), a
+    SpecError naming the ``known`` generations (those with ``what`` measured) for another."""
+    if text_of(arch, "arch") not in known:
+        raise SpecError(f"no measured {what} for architecture {show_value(arch)}; known: "
+                        + ", ".join(sorted(known)))
+    return EXCHANGE_LATENCY[arch]
+
+
 def peer_access_latency(arch):
     """Seconds a peer load spends beyond the fabric's own round trip, and its Parameters.
 
@@ -538,10 +558,8 @@ def peer_access_latency(arch):
     ...
     fabric.SpecError: no measured peer-load latency for architecture 'volta'; known: blackwell, hopper
     """
-    if not isinstance(arch, str) or arch not in EXCHANGE_LATENCY or arch not in _PEER_TECH:
-        raise SpecError(f"no measured peer-load latency for architecture {show_value(arch)}; "
-                        "known: " + ", ".join(sorted(set(EXCHANGE_LATENCY) & set(_PEER_TECH))))
-    table = EXCHANGE_LATENCY[arch]
+    table = _latency_table(arch, "peer-load latency",
+                           sorted(set(EXCHANGE_LATENCY) & set(_PEER_TECH)))
     tech = link_tech(_PEER_TECH[arch])
     rest = max(0.0, table["peer_load"].value - 4 * tech.latency)
     latency = next(p for p in tech.parameters() if p.name == f"{tech.name}.latency")
@@ -793,10 +811,7 @@ _PHASES = ("dispatch", "combine")
 
 def _phase_index(phase):
     """``phase`` (0 dispatch, 1 combine) checked: a clear error for anything else."""
-    rule = "0 (dispatch) or 1 (combine)"
-    if check_count(phase, "phase", 0, rule) > 1:
-        raise SpecError(f"phase must be {rule}, got phase={show_value(phase)}")
-    return int(phase)
+    return check_count(phase, "phase", 0, "0 (dispatch) or 1 (combine)", below=2)
 
 
 # the parts of a cycle count of several, in words (for the error)
@@ -1168,8 +1183,10 @@ class ExchangeKernel:
     stage_vector : tuple of int
         ``()``, or per (dispatch, combine) phase the bytes a block's staging copy of a token
         moves per dependent load (its threads x 16 B, a load then its store per step: pplx's
-        copy into the symmetric buffer before a put): the chain counts ``"stage_rounds"``,
-        ``"further_stage_rounds"`` and ``"loadstore_stage_rounds"`` use it.
+        copy into the symmetric buffer before a put; DeepEP's and NCCL EP's low-latency
+        combine through shared memory with TMA), ``0`` for a phase that stages no copy (their
+        dispatch copies with warps): the chain counts ``"stage_rounds"``,
+        ``"further_stage_rounds"`` and ``"loadstore_stage_rounds"`` use the phase's entry.
     kernels : tuple of int
         Kernels launched per (dispatch, combine) phase.
     syncs : tuple of int
@@ -1306,10 +1323,8 @@ class ExchangeKernel:
         if bool(self.pull_threads) != bool(self.pull_vector):
             raise SpecError("pull_threads and pull_vector are both set (a pulling combine) or "
                              "both 0")
-        v = self.staging_source_bytes
-        if not (is_finite(v) and v >= 0):
-            raise error_for(v, f"staging_source_bytes must be bytes per element >= 0, got "
-                               f"{show_value(v)}")
+        check_number("staging_source_bytes", self.staging_source_bytes,
+                     unit=" bytes per element")
         if (not isinstance(self.release_fence, tuple) or len(self.release_fence) != 2
                 or any(not is_bool(x) for x in self.release_fence)):
             raise SpecError(f"release_fence must be two bools (dispatch, combine), got "
@@ -1320,6 +1335,12 @@ class ExchangeKernel:
                     or any(not is_int(x) or x < 0 for x in v)):
                 raise SpecError(f"{field} must be two ints >= 0 (dispatch, combine), got "
                                 f"{show_value(v)}")
+        v = self.stage_vector
+        if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
+                not is_int(x) or x < 0 for x in v) or not any(v)):
+            raise SpecError(f"stage_vector must be () or two ints >= 0, not both 0 (dispatch, "
+                             f"combine bytes per staging round; 0: the phase stages no copy), "
+                             f"got {show_value(v)}")
         names = set(EXCHANGE_LATENCY["hopper"]) - {"peer_load"}
         for field in ("chain", "interleaved_chain"):
             v = getattr(self, field)
@@ -1344,9 +1365,9 @@ class ExchangeKernel:
                     raise SpecError("a chain step counted in rounds needs pull_threads and "
                                      "pull_vector (the block's bytes per round)")
                 need = _CHAIN_COUNT_NEEDS.get(step[1])
-                if need and not getattr(self, need[0]):
+                if need and not self._phase_field(need[0], i % 2):
                     raise SpecError(f"a chain step counted in {step[1]} needs {need[0]}"
-                                     f"{need[1]}")
+                                     f"{need[1]}{self._phase_entry(need[0], i % 2)}")
         for field, entry_ok, form, needs in _SLOT_TABLES:
             v = getattr(self, field)
             if not isinstance(v, tuple) or not all(entry_ok(e, names) for e in v):
@@ -1377,13 +1398,11 @@ class ExchangeKernel:
                       "send_grid", "receive_vector", "walk_slot_bytes"):
             object.__setattr__(self, field, check_count(getattr(self, field), field, 0,
                                                         "an int >= 0"))
-        for field, what in (("stage_vector", "dispatch, combine bytes per staging round"),
-                            ("count_grid", "warps per block, most blocks")):
-            v = getattr(self, field)
-            if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
-                    not is_int(x) or x < 1 for x in v)):
-                raise SpecError(f"{field} must be () or two ints >= 1 ({what}), got "
-                                f"{show_value(v)}")
+        v = self.count_grid
+        if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
+                not is_int(x) or x < 1 for x in v)):
+            raise SpecError(f"count_grid must be () or two ints >= 1 (warps per block, most "
+                             f"blocks), got {show_value(v)}")
         v = self.qp_signals
         if v != () and (not isinstance(v, tuple) or len(v) != 2
                         or any(x not in ("", "each", "last") for x in v)):
@@ -1403,10 +1422,23 @@ class ExchangeKernel:
             for name, _ in table:
                 need = _CYCLE_COUNTS[name].needs
                 if need and not (self.cycle(need[0], phase) if need[0] in _CYCLE_COUNTS
-                                 else getattr(self, need[0])):
-                    raise SpecError(f"{name} needs {need[0]} ({need[1]})")
+                                 else self._phase_field(need[0], phase)):
+                    raise SpecError(f"{name} needs {need[0]} ({need[1]})"
+                                     f"{self._phase_entry(need[0], phase)}")
         for field in dataclasses.fields(self):
             object.__setattr__(self, field.name, _python_numbers(getattr(self, field.name)))
+
+    def _phase_field(self, field, phase):
+        """Kernel field ``field`` as ``phase`` (0 dispatch, 1 combine) has it: a per-phase
+        pair's own entry (:attr:`stage_vector`'s), any other field whole."""
+        v = getattr(self, field)
+        return v[phase] if field == "stage_vector" and v else v
+
+    def _phase_entry(self, field, phase):
+        """Where per-phase ``field`` is set but not for ``phase``: the words naming that
+        phase's entry (for an error), else ``''``."""
+        return (f" in its {_PHASES[phase]} entry" if field == "stage_vector"
+                and self.stage_vector and not self.stage_vector[phase] else "")
 
     def _check_cycles(self):
         """Check :attr:`cycles` and keep each phase's table as ``(name, cycles)`` pairs sorted
@@ -1513,13 +1545,13 @@ class ExchangeKernel:
         >>> k.round_read_latency(8, 2, "blackwell", 0, 8, 1.0)
         (0.0, ())
         """
+        lat = _latency_table(arch)
         row = _slot_row(self.round_reads, arch, k, input_bytes)
         spent = _slot_row(self.round_cycles, arch, k, input_bytes)
         if (row is None and spent is None) or rounds < 1:
             return 0.0, ()
         first_min, first_full, first_late, later_min, later_full, later_late = (
             row if row is not None else ((), (), (), (), (), ()))
-        lat = EXCHANGE_LATENCY[arch]
         v = min(max((float(distinct) - 1.0) / max(k - 1, 1), 0.0), 1.0)
         late = min(max(float(late), 0.0), float(len(first_late)))
         used = []
@@ -1592,8 +1624,7 @@ class ExchangeKernel:
         >>> exchange_kernel("one-sided").qp_atomics(0, 64.0)
         0
         """
-        if not (is_finite(messages) and messages >= 0):
-            raise error_for(messages, f"messages must be a number >= 0, got {show_value(messages)}")
+        messages = check_number("messages", messages)
         mode = self.qp_signals[phase] if self.qp_signals else ""
         if not mode or messages == 0:
             return 0
@@ -1812,9 +1843,10 @@ class ExchangeKernel:
         (0.0, ())
         """
         k = check_count(k, "k", 1, "an int >= 1 (the token's top-k)")
+        table = _latency_table(arch)
+        l2_flushed = flag_of(l2_flushed, "l2_flushed")
         if not self.reduce_stages:
             return 0.0, ()
-        table = EXCHANGE_LATENCY[arch]
         first = table["hbm_load" if l2_flushed else "l2_hit"]
         hit = table["l2_hit"]
         waves = -(-k // self.reduce_stages)
@@ -1887,7 +1919,7 @@ class ExchangeKernel:
         >>> round(k.chain_latency(0, "blackwell", ranks=8, rounds=4, ep=64, slots=8)[0] * 1e9)
         8981
         """
-        table = EXCHANGE_LATENCY[arch]
+        table = _latency_table(arch)
         times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds),
                  "lane_passes": float(lane_passes(ep)), "remote_signals": float(remote_signals),
                  "serial_copies": float(serial_copies), "posted_copies": float(posted_copies),
@@ -1964,8 +1996,8 @@ class ExchangeKernel:
                 out.append(Parameter(f"{self.name}.{field}", text, "", src.get(field, "")))
         if self.stage_vector:
             out.append(Parameter(f"{self.name}.stage_vector",
-                                 "{}+{}".format(*self.stage_vector), "B",
-                                 src.get("stage_vector", "")))
+                                 "{}+{}".format(*(x or "none" for x in self.stage_vector)),
+                                 "B", src.get("stage_vector", "")))
         for name, entry in _CYCLE_COUNTS.items():
             values = [v for v in (self.cycle(name, 0), self.cycle(name, 1)) if v]
             if values:
@@ -3559,11 +3591,67 @@ def _one_sided_1_3():
 EXCHANGE_KERNELS["one-sided-1.3"] = _one_sided_1_3()
 
 
+#: DeepEP's low-latency combine through shared memory with TMA (its send since #299, c874cb7;
+#: its receive since #345, c5facf5), which NVIDIA NCCL EP adapts: a send chunk is
+#: kNumTMABufferBytes = 16 B x 32 lanes x kNumSendUnrolls 4, kNumStages 3 with kNumPrefetch 1
+#: keep two chunks' loads in flight; the receive loads each copy whole into one of 3 stages
+_TMA_CHUNK = 16 * 32 * 4
+_TMA_LOADS_IN_FLIGHT = 2
+_TMA_STAGES = 3
+
+
+def _tma_combine(base, name, sources, send, receive, chunk, **fields):
+    """``base`` called ``name`` with the low-latency combine's TMA send and receive (DeepEP's
+    since #299 and #345; NVIDIA NCCL EP's adaptation of them), ``sources`` (a mapping) for its
+    other fields' sources and ``fields`` replaced too.
+
+    The three terms are written here once; ``send``, ``receive`` and ``chunk`` are the
+    citations (repository, commit, file and lines, and what that code's grid adds) of the
+    send loop, the receive loop and the chunk constants in the code the kernel describes.
+    The send (``interleaved_chain``): a warp's TMA loads go two at a time, so its last chunk
+    leaves ``ceil(bytes / stage_vector) - 1`` HBM loads after its first (``hbm_load`` x
+    ``loadstore_stage_rounds``, :attr:`ExchangeKernel.stage_vector` two chunks); the receive:
+    :attr:`ExchangeKernel.reduce_stages` (:meth:`ExchangeKernel.receive_floor`)."""
+    src = dict(sources)
+    src["interleaved_chain"] = (
+        f"{send}: a warp copies a token's row (14,336 B for a hidden of 7,168 in BF16) in "
+        f"chunks of {_TMA_CHUNK:,} B, tma_load_1d HBM -> shared memory on an mbarrier "
+        f"({_TMA_STAGES} stages, {_TMA_LOADS_IN_FLIGHT - 1} load prefetched: the next chunk's "
+        "load is issued before the current one is waited for), then tma_store_1d to the peer; "
+        "cp.async.bulk.wait_group.read waits for the stores' shared-memory reads only, before "
+        "a stage is reused. So the loads go two at a time and a warp's last chunk leaves "
+        "ceil(bytes / stage_vector) - 1 HBM loads after its first (the chain's; 3 for "
+        "14,336 B): one warp's copy overlaps the other warps' copies on the links, the phase's "
+        "transfer is at least it; a warp's later tokens are not counted (a lower bound)")
+    src["stage_vector"] = (
+        f"{chunk}: kNumTMABufferBytes = 16 B x 32 lanes x kNumSendUnrolls 4 = "
+        f"{_TMA_CHUNK:,} B a chunk, {_TMA_LOADS_IN_FLIGHT} chunks' loads in flight "
+        f"(kNumStages {_TMA_STAGES}, kNumPrefetch {_TMA_LOADS_IN_FLIGHT - 1}): "
+        f"{_TMA_LOADS_IN_FLIGHT * _TMA_CHUNK:,} B per dependent load (combine); none for the "
+        "dispatch, which copies with warps (UNROLLED_WARP_COPY)")
+    src["reduce_stages"] = (
+        f"{receive}: after every flag and cg::this_grid().sync(), groups of 15 warps (at most "
+        "2 a block) each sum one token: the group's TMA warp loads the token's top-k ids, then "
+        f"each of its k copies whole (tma_load_1d) into one of {_TMA_STAGES} shared-memory "
+        "stages after the stage's empty mbarrier, the 14 reduction warps add their slices and "
+        "free it. One token a group up to 128 tokens: ceil(k / "
+        f"{_TMA_STAGES}) dependent loads of copies the peers stored into this GPU in the same "
+        "kernel (L2, as pplx's receive sum prices its copies) after the top-k ids' load: a "
+        "floor under the receive copy")
+    inter = (base.interleaved_chain[0],
+             base.interleaved_chain[1] + (("hbm_load", "loadstore_stage_rounds"),))
+    return dataclasses.replace(base, name=name, sources=tuple(src.items()),
+                               interleaved_chain=inter,
+                               stage_vector=(0, _TMA_LOADS_IN_FLIGHT * _TMA_CHUNK),
+                               reduce_stages=_TMA_STAGES, **fields)
+
+
 def _ncclep_low_latency():
     """NVIDIA NCCL EP's low-latency kernels (contrib/nccl_ep/device/low_latency.cu at 36191590,
     "adapted from DeepEP"): DeepEP low-latency's profile with the steps NCCL EP's compiled
     kernel takes instead (``sources["chain"]``): the peer pointer is NCCL's window lookup, three
-    dependent loads where DeepEP loads one heap base; nothing else differs as read."""
+    dependent loads where DeepEP loads one heap base; and its combine sends and receives
+    through shared memory with TMA, as DeepEP's since #299 and #345 (:func:`_tma_combine`)."""
     base = EXCHANGE_KERNELS["deepep-low-latency"]
     src = dict(base.sources)
     src["dedup"] = ("NVIDIA/nccl contrib/nccl_ep/device/low_latency.cu at 36191590: one message "
@@ -3646,43 +3734,54 @@ def _ncclep_low_latency():
         "across the network NCCL EP posts through NCCL's GIN (not read): DeepEP low-latency's "
         "pattern is taken for it, one atomic per queue pair after its writes ('last'; "
         "assumption, as for its put; no multi-node NCCL EP row is carried)")
-    src["interleaved_chain"] = (
-        "NVIDIA/nccl 36191590 contrib/nccl_ep/device/low_latency.cu processAndSendToken "
-        "(l.1016-1100, the combine send, kNumStages 3 and kNumPrefetch 1 at l.1219-1221): a "
-        "warp copies a token's 14,336-B row in 7 chunks of 2,048 B (kNumSendUnrolls 4 x 32 lanes "
-        "x 16 B), tma_load_1d HBM -> shared memory on an mbarrier with the next chunk's load "
-        "issued before the current one is waited for, then tma_store_1d to the peer, "
-        "tma_store_wait (cp.async.bulk.wait_group.read) only before a stage is reused: its loads "
-        "go two at a time, its last chunk ceil(bytes / stage_vector) - 1 = 3 loads after its "
-        "first (the chain's); one warp's copy overlaps the other warps' on the links, so the "
-        "phase's transfer is at least it. DeepEP's code since #299 (c874cb7), which NCCL EP "
-        "adapts; later tokens of a warp not counted (a lower bound)")
-    src["stage_vector"] = (
-        "NVIDIA/nccl 36191590 low_latency.cu combine send: kNumTMABufferBytes = 16 B x 32 lanes "
-        "x kNumSendUnrolls 4 = 2,048 B a chunk, two chunks' loads in flight: 4,096 B per "
-        "dependent load (combine); the dispatch copies with warps and its chains count no "
-        "staging round")
-    src["reduce_stages"] = (
-        "NVIDIA/nccl 36191590 low_latency.cu combine receive (l.1303-1420): after every flag "
-        "and cg::this_grid().sync(), groups of numDecodeWarps + 1 = 15 warps (at most 2 a block) "
-        "each sum token smId + numSms x groupIdx: its TMA warp loads inTopkIdx, then each "
-        "of the k copies whole (tma_load_1d) into one of kNumStages = 3 buffers after the stage's "
-        "empty mbarrier, the reduction warps add their slices and free it: ceil(k / 3) dependent "
-        "loads of copies the peers stored into this GPU in the same kernel (L2) after the top-k "
-        "ids' load, a floor under the receive copy. DeepEP's receive since #345 (c5facf5)")
     src["send_grid"] = src["send_grid"] + (
         ". The same grid as DeepEP d28bd67's (2 experts a block for 256 experts on 128-255 "
         "SMs), whose later waves the project prices with DeepEP de8cfca's per-wave steps; NCCL "
         "EP's per-wave steps were not read, so its waves stay uncounted here")
-    inter = (base.interleaved_chain[0],
-             base.interleaved_chain[1] + (("hbm_load", "loadstore_stage_rounds"),))
-    return dataclasses.replace(base, name="ncclep-low-latency", sources=tuple(src.items()),
-                               chain=chain, send_grid=0, interleaved_chain=inter,
-                               stage_vector=(4096, 4096), reduce_stages=3,
-                               cycles=({"send_cycles": 424, "count_cycles": 282}, ()))
+    return _tma_combine(
+        base, "ncclep-low-latency", src,
+        send=("NVIDIA/nccl 36191590 contrib/nccl_ep/device/low_latency.cu processAndSendToken "
+              "(l.1016-1100, the combine send; kNumStages and kNumPrefetch at l.1219-1221), "
+              "DeepEP's code since #299 (c874cb7), which NCCL EP adapts"),
+        receive=("NVIDIA/nccl 36191590 low_latency.cu combine receive (l.1303-1420; "
+                 "numDecodeWarps + 1 = 15 warps a group, group g of SM smId sums token smId + "
+                 "numSms x g), DeepEP's receive since #345 (c5facf5)"),
+        chunk="NVIDIA/nccl 36191590 low_latency.cu combine send (l.1218-1221)",
+        chain=chain, send_grid=0, cycles=({"send_cycles": 424, "count_cycles": 282}, ()))
 
 
 EXCHANGE_KERNELS["ncclep-low-latency"] = _ncclep_low_latency()
+
+
+def _deepep_low_latency_d28bd67():
+    """DeepEP's low-latency kernels as deep_ep 1.2.1+d28bd67 (2026-04-29) builds them, the build
+    of NVIDIA's collector rows (session 36; ``"deepep-low-latency"`` is de8cfca's, 2025-06-05):
+    its dispatch grid and its combine's TMA send (#299, c874cb7, 2025-07-14) and receive (#345,
+    c5facf5, 2025-08-07), each from the code and priced at the project's own latencies."""
+    base = EXCHANGE_KERNELS["deepep-low-latency"]
+    src = dict(base.sources)
+    src["send_grid"] = (
+        "deepseek-ai/DeepEP d28bd67 csrc/kernels/internode_ll.cu (dispatch host, l.600-605): "
+        "num_warp_groups = ceil(num_experts / the device's SMs), num_sms = ceil(num_experts / "
+        "num_warp_groups): 2 experts a block, 128 blocks for 256 experts on H100 (132 SMs) and "
+        "on Blackwell (148: the collector's chips), block b sends tokens b, b + 128, ... (l.283), "
+        "each after the release of the one before as at de8cfca: one token a block up to 128 "
+        "tokens, no later wave (de8cfca: 3 experts a block, 86 blocks). The project's chips carry "
+        "no SM count: 2 holds for 256 experts on 128-255 SMs")
+    return _tma_combine(
+        base, "deepep-low-latency@d28bd67", src,
+        send=("deepseek-ai/DeepEP d28bd67 internode_ll.cu combine send (l.1410-1490, TMA since "
+              "#299, c874cb7; the group's 16 warps take an (expert, rank) pair's tokens in turn: "
+              "one a warp up to 128 tokens, ~4 a pair)"),
+        receive=("deepseek-ai/DeepEP d28bd67 internode_ll.cu combine receive (l.1540-1675, since "
+                 "#345, c5facf5; group g of block b sums token b + 128 g; each copy 16 + "
+                 "14,336 B; one TMA store of the sum)"),
+        chunk=("deepseek-ai/DeepEP d28bd67 internode_ll.cu combine (kNumSendUnrolls l.1346, the "
+               "TMA constants l.1394-1397)"),
+        send_grid=2)
+
+
+EXCHANGE_KERNELS["deepep-low-latency@d28bd67"] = _deepep_low_latency_d28bd67()
 
 
 def exchange_kernel(name):
@@ -3706,8 +3805,11 @@ def exchange_kernel(name):
     """
     if isinstance(name, ExchangeKernel):
         return name
+    if not isinstance(name, str):
+        raise kind_error(name, "kernel", "a name such as 'deepep-low-latency' or a "
+                         "fabric.ExchangeKernel")
     try:
         return EXCHANGE_KERNELS[name]
-    except (KeyError, TypeError):
+    except KeyError:
         raise SpecError(f"unknown MoE exchange kernel {show_value(name)}; known: "
                         + ", ".join(sorted(EXCHANGE_KERNELS))) from None

@@ -267,6 +267,21 @@ class Fabric(FabricBase):
         """Return a copy with some fields replaced (caches are not carried over)."""
         return dataclasses.replace(self, **changes)
 
+    def with_chip(self, chip):
+        """A copy on another chip (a name or a :class:`~fabric.ChipSpec`) whose figures replace
+        the old chip's in :attr:`assumptions` (``replace(chip=...)`` keeps them as given): the
+        one swap of a preset's ``:chip=`` and a system file's ``chip``.
+
+        >>> import topologies
+        >>> f = topologies.build("dgx-h100").with_chip("b200")
+        >>> f.chip.name, [p.name for p in f.assumptions if p.name.startswith(("h100.", "b200."))][:2]
+        ('b200', ['b200.hbm_bytes', 'b200.hbm_bandwidth'])
+        """
+        chip = chip_spec(chip)
+        old = set(self.chip.parameters()) if self.chip is not None else set()
+        kept = tuple(p for p in self.assumptions if p not in old)
+        return self.replace(chip=chip, assumptions=kept + tuple(chip.parameters()))
+
     def __repr__(self):
         return (f"Fabric({self.name!r}, family={self.family!r}, "
                 f"endpoints={len(self.endpoints)}, nodes={self.graph.number_of_nodes()}, "
@@ -512,15 +527,29 @@ class Fabric(FabricBase):
     # -- addressing (fabric/_address.py, _domains.py, _symmetric.py) -------------------
 
     @cached_property
+    def plan(self):
+        """The :class:`~fabric.AddressPlan` in force: :attr:`address_plan`, or the default
+        plan ``AddressPlan()`` when that is None (checked when the fabric was made).
+
+        >>> import topologies
+        >>> from fabric import AddressPlan
+        >>> topologies.build("torus:4x4").plan == AddressPlan()
+        True
+        """
+        from ._plan import AddressPlan
+
+        return AddressPlan() if self.address_plan is None else self.address_plan
+
+    @cached_property
     def address_map(self):
-        """The global :class:`~fabric.AddressMap` of :attr:`address_plan` (cached).
+        """The global :class:`~fabric.AddressMap` of :attr:`plan` (cached).
 
         Raises :class:`~fabric.AddressMapError` naming every fault of an invalid plan;
         :func:`fabric.check` lists them as findings instead.
         """
-        from ._plan import AddressPlan, plan_regions
+        from ._plan import plan_regions
 
-        return plan_regions(self, self.address_plan or AddressPlan())
+        return plan_regions(self, self.plan)
 
     @cached_property
     def host_domains(self):
@@ -531,19 +560,18 @@ class Fabric(FabricBase):
         proportional to that host's windows.
         """
         from ._domains import build_domains
-        from ._plan import AddressPlan, placed_chips, placed_domains
+        from ._plan import placed_chips, placed_domains
 
-        plan = self.address_plan or AddressPlan()
+        plan = self.plan
         return build_domains(self, self.address_map, plan, placed_chips(self, plan),
                              placed_domains(self, plan))
 
     @cached_property
     def symmetric_memory(self):
         """The plan's :class:`~fabric.SymmetricMemory`, or None when it has no heap."""
-        from ._plan import AddressPlan
         from ._symmetric import build_symmetric
 
-        return build_symmetric(self, self.address_map, self.address_plan or AddressPlan())
+        return build_symmetric(self, self.address_map, self.plan)
 
     def translate(self, host, local_address, op="read"):
         """Translate ``host``'s local address to a :class:`~fabric.Translation`.

@@ -338,7 +338,11 @@ def without(fabric, links=(), chips=(), lanes=()):
         times loses ``k`` lanes. The bundle keeps routing with ``lanes - k`` lanes and
         that fraction of its bandwidth (latency unchanged); losing every lane fails the
         link. Recorded in ``failures.lanes`` (or ``failures.links``), one entry per
-        bundle when a fabric is degraded twice.
+        bundle when a fabric is degraded twice. Routes do not change: under ``"weighted"``
+        ECMP each hop splits by its own links, so the hops before a thinned bundle still
+        send it its share, and it can drain slower than the link failed outright
+        (dgx-h100, 4 of chip0-sw0's 5 lanes: all-to-all 77.8 us against 21.5 us; the rule
+        and its reason: :class:`~fabric.Router`, ``fabric/_routing.py``).
 
     One link, lane or node may be given bare (not in a list): a string, a rank, a name of a
     node (a tuple such as networkx's grid nodes ``(0, 1)`` is that node, not ranks 0 and 1,

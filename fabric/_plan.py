@@ -270,7 +270,7 @@ def pin_placement(fabric):
     A degraded copy of ``fabric`` gets this plan so that its layout and default
     windows are the intact fabric's; a plan already pinned stays as it is.
     """
-    plan = fabric.address_plan if fabric.address_plan is not None else AddressPlan()
+    plan = fabric.plan
     if plan.chips is not None and plan.domains is not None:
         return plan
     return plan.replace(chips=placed_chips(fabric, plan),

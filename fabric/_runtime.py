@@ -72,6 +72,7 @@ from ._errors import SpecError
 from ._fabric_arg import fabric_arg
 from ._params import Parameter
 from ._units import (
+    check_choice,
     error_for,
     is_finite,
     is_int,
@@ -266,9 +267,7 @@ class Runtime:
         text_of(self.name, "runtime name")
         text_of(self.description, f"runtime {show_value(self.name)}: description")
         text_of(self.version, f"runtime {show_value(self.name)}: version")
-        if text_of(self.kind, f"runtime {show_value(self.name)}: kind") not in RUNTIME_KINDS:
-            raise SpecError(f"runtime {show_value(self.name)}: kind must be one of "
-                            f"{RUNTIME_KINDS}, got {show_value(self.kind)}")
+        check_choice(self.kind, f"runtime {show_value(self.name)}: kind", RUNTIME_KINDS)
         if self.kind == "library" and not self.split:
             raise SpecError(f"runtime {show_value(self.name)}: a library runtime needs its "
                             "channel-split table (split, with its 'rule')")
@@ -328,7 +327,14 @@ def _check_split(name, q):
     Traceback (most recent call last):
     ...
     TypeError: runtime 'x': split rule must be 0, 1 or 2, got 2.0 (a float)
+    >>> _check_split("x", 5)
+    Traceback (most recent call last):
+    ...
+    TypeError: runtime 'x': split must be a dict, got 5 (an int)
     """
+    if not isinstance(q, dict):
+        # (5 had reached 'rule' not in q: "argument of type 'int' is not iterable")
+        raise kind_error(q, f"runtime {show_value(name)}: split", "a dict")
     if not q:
         return
     if "rule" not in q:
@@ -519,7 +525,8 @@ _NCCL = Runtime(
     p2p={"ll_threshold": 16384, ("chunk", "net"): 131072, ("chunk", "nvlink"): 524288,
          ("chunk", "pci"): 131072, "net_chunk_ratio_arm_blackwell": 2,
          "net_bw_per_channel": 14e9, "work_per_batch": 8, "ll_rule": 2, "net_peer_rule": 1,
-         "batch_rule": 2, "net_ll_buffers": 0, "reverse_rounds": 1, "net_round_rule": 2},
+         "batch_rule": 2, "net_ll_buffers": 0, "reverse_rounds": 1, "net_round_rule": 2,
+         "simple_slices": 1, "direct_unregistered": 0},
     search={("nvlink_bw", "hopper"): 20.6e9, ("nvlink_bw", "blackwell"): 40.1e9,
             ("intra_speeds", "hopper"): tuple(x * GBS for x in (
                 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0)),
@@ -683,6 +690,22 @@ _NCCL = Runtime(
          "divUp(bytes, minPartSize)), doubled while partSize > maxPartSize and nChannels <= "
          "nChannelsMax / 2, minPartSize / maxPartSize = p2pChunkSize / 8 and x 32 in one node, "
          "/ 2 and x 1 across nodes; LL while bytes <= nChannels x P2pLLThreshold (ll_rule 2); "
+         "a Simple send and receive run ProtoSimple<1, 1> (src/device/sendrecv.h runSend / "
+         "runRecv, every tag v2.18.3-1 .. v2.30.7-1: simple_slices 1, one slice a chunk of "
+         "p2pChunkSize; prims_simple.h genericOp posts the tail after the whole slice), and over "
+         "NVLink on Hopper and Blackwell the connection is P2P write (src/graph/paths.cc: P2P "
+         "read only between two sm80 GPUs), the Simple buffer the receiver's: without a direct "
+         "path the receiver copies a chunk into the user's buffer only once all of it is "
+         "written, so each part's last chunk (min(part, p2pChunkSize / simple_slices)) is "
+         "copied out after the bytes (analysis._runtime_cost.p2p_drain: the busiest receiver's, "
+         "from peers of its node, read and written once at the chip's HBM bandwidth, an "
+         "ASSUMPTION, not a bound: no copy rate of a thread block is sourced, and the chunk "
+         "just written may still be in the receiver's L2, whose rate is not sourced either); "
+         "the direct path without "
+         "registered buffers (direct_unregistered 1, 2.18-2.22: a peer of the same process, "
+         "'P2P/direct pointer', the sender writes into the user's buffer: no copy-out; "
+         "prims_simple.h loadRecvConn, v2.22.3-1 l.371-379) is gone from 2.23 (v2.23.4-1: "
+         "only under 'Direct && regFlag'; nccl-tests registers no buffer by default); "
          "nChannelsMax = p2pnChannelsPerPeer, nChannelsMin halved while nChannelsMin x nRanks "
          "> p2pnChannels (l.1143-1146); src/init.cc computeBuffSizes: P2P_NET_CHUNKSIZE 128 "
          "KiB (x 2 on Arm hosts with Blackwell GPUs), P2P_NVL_CHUNKSIZE 512 KiB (one node, all "
@@ -1301,6 +1324,12 @@ _NCCL_HISTORY = {
     ("p2p", "reverse_rounds"): (((2, 18, 3), 0), ((2, 28, 0), 1)),
     ("p2p", "net_round_rule"): (((2, 18, 3), 0), ((2, 28, 7), 1), ((2, 28, 9), 2)),
     ("p2p", "net_chunk_ratio_arm_blackwell"): (((2, 18, 3), 1), ((2, 29, 0), 2)),
+    # a Simple p2p to a peer of the same process went straight into the receiver's buffer
+    # without registration until 2.22 (prims_simple.h loadRecvConn / loadSendConn: the
+    # connection's NCCL_DIRECT_WRITE, set by p2p.cc for 'P2P/direct pointer', gives DirectWrite
+    # to a P2p primitive, v2.18.3-1 .. v2.22.3-1); from 2.23 only with registered buffers
+    # (v2.23.4-1 .. v2.30.7-1: the branch under 'Direct && regFlag')
+    ("p2p", "direct_unregistered"): (((2, 18, 3), 1), ((2, 23, 0), 0)),
     # the ring graph search's constants (src/graph/search.cc speed arrays, src/graph/topo.h
     # SM90_NVLINK_BW / SM100_NVLINK_BW, connect.cc ncclTopoPostset's second doubling)
     ("search", ("nvlink_bw", "hopper")): (((2, 18, 3), 20.0e9), ((2, 20, 0), 20.6e9)),
@@ -1712,19 +1741,31 @@ def runtime(name, version=None, date=None):
     True
     >>> runtime("nccl", date="2024-09-19").name
     'nccl@2.23.4'
+    >>> runtime(runtime("nccl"), version="2.20.5")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: a Runtime ('nccl') names its own release: pass version= or date= with a name, e.g. runtime('nccl', version='2.20.5')
     """
     if isinstance(name, Runtime):
+        # version= / date= with a Runtime were dropped (the Runtime came back as it was)
+        if version is not None or date is not None:
+            raise SpecError(f"a Runtime ({show_value(name.name)}) names its own release: pass "
+                            "version= or date= with a name, e.g. runtime('nccl', "
+                            "version='2.20.5')")
         return name
     # STYLE's rule: a name of the wrong kind is a TypeError (5 and True were "unknown
     # runtime" SpecErrors); a version's kind is checked where it is read (_parse_version)
     if not isinstance(name, str):
         raise kind_error(name, "runtime", "a name such as 'nccl', 'nccl@2.21.5' or 'ideal', or "
                          "a fabric.Runtime")
+    key = name.strip().lower()
     if date is not None:
         if version is not None or "@" in name:
             raise SpecError("pass a release or a date, not both")
+        if key != "nccl":
+            # (the date was turned into a version first: the message named a version)
+            raise SpecError(f"only the nccl runtime takes a date, not {show_value(name)}")
         version = nccl_release_on(date)
-    key = name.strip().lower()
     if "@" in key:
         key, at = key.split("@", 1)
         if version is not None:
@@ -1737,6 +1778,6 @@ def runtime(name, version=None, date=None):
         return _nccl_version(version)
     try:
         return RUNTIMES[key]
-    except (KeyError, TypeError):
+    except KeyError:
         raise SpecError(f"unknown runtime {show_value(name)}; known: "
                          + ", ".join(sorted(RUNTIMES)) + " (nccl also as nccl@<version>)") from None

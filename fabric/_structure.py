@@ -39,7 +39,7 @@ import dataclasses
 import math
 
 from ._errors import SpecError
-from ._units import check_count, is_int, items_of, kind_error, show_value, text_of
+from ._units import check_choice, check_count, is_int, items_of, kind_error
 
 __all__ = ["CONNECT", "Clos", "Dragonfly", "Grid", "Switched"]
 
@@ -51,9 +51,7 @@ CONNECT = ("full", "ring", "line", "switch")
 def check_connect(value, label="connect"):
     """``value`` when it is one of :data:`CONNECT` (a str first: TypeError; then the set:
     SpecError naming ``label``)."""
-    if text_of(value, label) not in CONNECT:
-        raise SpecError(f"{label} must be one of {', '.join(CONNECT)}, got {show_value(value)}")
-    return value
+    return check_choice(value, label, CONNECT)
 
 
 def _ints(value, name, minimum=1):

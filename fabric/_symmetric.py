@@ -43,6 +43,7 @@ from ._units import (
     check_count,
     format_address,
     format_size,
+    int_of,
     kind_error,
     name_list,
     show_value,
@@ -88,8 +89,7 @@ class SymmetricHeap:
         text_of(self.name, "SymmetricHeap name")
         text_of(self.where, "SymmetricHeap where", optional=True)
         for key in ("size", "offset", "alignment"):
-            if not is_int(getattr(self, key)):
-                raise kind_error(getattr(self, key), f"SymmetricHeap {key}", "an int")
+            int_of(getattr(self, key), f"SymmetricHeap {key}")
         if self.chips is not None and (not isinstance(self.chips, dict) or not all(
                 isinstance(v, dict) and set(v) <= {"offset", "size"} and all(
                     is_int(x) for x in v.values()) for v in self.chips.values())):

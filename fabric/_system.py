@@ -109,8 +109,8 @@ class System:
 
     @property
     def plan(self):
-        """The address plan."""
-        return self.fabric.address_plan
+        """The address plan in force (the fabric's :attr:`~fabric.Fabric.plan`)."""
+        return self.fabric.plan
 
 
 _TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
@@ -367,14 +367,11 @@ def read_system(text, path="<string>", *, build):
         fabric = build(system["topology"])
     except SpecError as e:
         raise SpecError(f"{sysw}: topology {show_value(system['topology'])}: {e}") from None
-    changes = {}
-    if sys_fields and "chip" in sys_fields:
-        changes["chip"] = sys_fields["chip"]
-    if sys_fields and "name" in sys_fields:
-        changes["name"] = sys_fields["name"]
     try:
-        if changes:
-            fabric = fabric.replace(**changes)
+        if sys_fields and "chip" in sys_fields:     # its figures replace the old chip's
+            fabric = fabric.with_chip(sys_fields["chip"])
+        if sys_fields and "name" in sys_fields:
+            fabric = fabric.replace(name=sys_fields["name"])
     except SpecError as e:
         raise SpecError(f"{sysw}: {e}") from None
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from ._errors import SpecError
 from ._params import Parameter
 from ._schema import CARRIES, bandwidth_fault, latency_fault
-from ._units import kind_error, show_value, text_of
+from ._units import check_choice, kind_error, show_value, text_of
 
 __all__ = ["TECHNOLOGIES", "LinkTech", "link_tech"]
 
@@ -58,9 +58,7 @@ class LinkTech:
     def __post_init__(self):
         text_of(self.name, "link technology name")
         text_of(self.source, f"link technology {self.name!r}: source")
-        if text_of(self.carries, "carries") not in CARRIES:
-            raise SpecError(f"carries must be one of {', '.join(CARRIES)}, got "
-                            f"{show_value(self.carries)}")
+        check_choice(self.carries, "carries", CARRIES)
         for key, fault in (("bandwidth", bandwidth_fault), ("latency", latency_fault)):
             why = fault(getattr(self, key))
             if why:

@@ -46,7 +46,7 @@ from ._errors import RoutingError, SpecError
 from ._fabric_arg import fabric_arg
 from ._params import Parameter
 from ._tech import TECHNOLOGIES
-from ._units import check_count, error_for, flag_of, is_finite, show_value, text_of
+from ._units import check_choice, check_count, check_number, flag_of, show_value, text_of
 
 __all__ = ["NATIVE", "TRANSPORTS", "Transport", "loadstore_domains", "loadstore_reaches", "reach",
            "sends_messages", "transport", "transports_for"]
@@ -134,27 +134,20 @@ class Transport:
 
     def __post_init__(self):
         text_of(self.name, "transport name")
-        if text_of(self.kind, "kind") not in ("memory", "message"):
-            raise SpecError(f"kind must be 'memory' or 'message', got {self.kind!r}")
+        check_choice(self.kind, "kind", ("memory", "message"))
         for f in ("requester_translation", "responder_check", "software_post", "nic_tx",
                   "nic_rx", "completion"):
-            v = getattr(self, f)
-            if not (is_finite(v) and v >= 0):     # True is no 1 s (a TypeError: no number)
-                raise error_for(v, f"{f} must be a finite time >= 0 in seconds, got "
-                                   f"{show_value(v)}")
-            object.__setattr__(self, f, float(v))
+            # True is no 1 s (a TypeError: no number)
+            object.__setattr__(self, f, check_number(f, getattr(self, f), 0, " seconds"))
         # a count of the wrong kind is a TypeError, one out of range a SpecError
         object.__setattr__(self, "max_payload", check_count(
             self.max_payload, "max_payload", 1, "a positive int of bytes"))
         object.__setattr__(self, "header", check_count(
             self.header, "header", 0, "an int of bytes >= 0"))
-        v = self.copy_bandwidth
-        if not (is_finite(v) and v > 0):
-            raise error_for(v, f"copy_bandwidth must be a finite number > 0 of B/s, got "
-                               f"{show_value(v)}")
         # numpy's numbers kept as the Python ones they equal (check_count's ints too), so a
         # packet count of np.uint8 cannot wrap
-        object.__setattr__(self, "copy_bandwidth", float(v))
+        object.__setattr__(self, "copy_bandwidth", check_number(
+            "copy_bandwidth", self.copy_bandwidth, 0, " B/s", strict=True))
         object.__setattr__(self, "bounce", flag_of(self.bounce, "bounce"))
 
     @property
@@ -260,6 +253,32 @@ def transport(name):
 #: The transport name that means "the native choice per pair": load/store where it
 #: reaches (:func:`reach`), message passing (RDMA) otherwise.
 NATIVE = "native"
+
+
+def transport_arg(transport):
+    """The transport a collective, an MoE exchange or a decode step is asked for, checked
+    once (``analysis.cost``, ``analysis.moe_exchange``, ``analysis.decode_step``): ``None``
+    or ``"native"`` (each step its own: load/store where it reaches, RDMA otherwise) ->
+    None; ``"loadstore"`` or ``"rdma"`` -> that name; a :class:`Transport` passes through
+    (its stages priced as given).
+
+    >>> transport_arg("native") is None, transport_arg(None) is None, transport_arg("rdma")
+    (True, True, 'rdma')
+    >>> transport_arg("pigeon")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: unknown transport 'pigeon'; known: loadstore, rdma, or native (each step its own, the default)
+    """
+    if transport is None or isinstance(transport, Transport):
+        return transport
+    name = text_of(transport, "transport")      # a kind first (a TypeError), then the set
+    if name == NATIVE:
+        return None
+    if name not in TRANSPORTS:
+        raise SpecError(f"unknown transport {show_value(transport)}; known: "
+                        f"{', '.join(sorted(TRANSPORTS))}, or {NATIVE} (each step its own, "
+                        f"the default)")
+    return name
 
 
 def _edge_carries(fabric):

@@ -458,18 +458,18 @@ def show_value(value):
 
     A 5000-digit integer cannot even be turned into decimal text (Python's limit
     is 4300 digits), and a message should fit on a line: long integers are shown
-    as their leading digits and their length.
+    as their leading digits and their length, a long text as :func:`shorten` cuts it.
 
     >>> show_value(2**200)
     '1606938044258990275541962092341162602522... (61 digits)'
     >>> show_value("4KiB")
     "'4KiB'"
 
-    A set is shown with its items' texts sorted, a set inside it too (its own repr follows
-    its hashes, so the same message read differently from one PYTHONHASHSEED to the next):
+    A set is shown with its items' texts sorted, wherever it sits (its own repr follows its
+    hashes, so the same message read differently from one PYTHONHASHSEED to the next):
 
-    >>> show_value({"chip3", "chip1"})
-    "{'chip1', 'chip3'}"
+    >>> show_value({"chip3", "chip1"}), show_value([("a", {"chip3", "chip1"})])
+    ("{'chip1', 'chip3'}", "[('a', {'chip1', 'chip3'})]")
     """
     if isinstance(value, int) and not isinstance(value, bool):
         n = abs(value)
@@ -480,16 +480,66 @@ def show_value(value):
         sign = "-" if value < 0 else ""
         return f"{sign}{head[:SHOWN_DIGITS]}... ({len(head) + k} digits)"
     try:
-        if isinstance(value, (set, frozenset)) and value:
-            inner = "{" + ", ".join(sorted(show_value(x) for x in value)) + "}"   # (nested too)
-            text = inner if type(value) is set else f"{type(value).__name__}({inner})"
+        if isinstance(value, (set, frozenset)):
+            text = _stable_repr(value, set())
         else:
             text = repr(value)
-    except ValueError:           # e.g. a numpy object array holding a huge int
+            if "{" in text and type(value) in _WALKED:      # a set may sit inside: walk it
+                text = _stable_repr(value, set())
+    except (ValueError, RecursionError):  # e.g. a numpy object array holding a huge int
         return f"<{type(value).__name__}>"
-    if len(text) > 2 * SHOWN_DIGITS:
-        text = text[:SHOWN_DIGITS] + f"... ({len(text)} characters)"
+    return shorten(text)
+
+
+#: The containers :func:`show_value` walks for a set inside (their reprs are their items').
+_WALKED = (set, frozenset, list, tuple, dict)
+
+
+def _stable_repr(value, seen):
+    """``repr(value)`` with every set's items sorted by their own texts; ``seen`` holds the
+    ids of the containers being walked (a list holding itself reads ``[...]`` as repr says)."""
+    kind = type(value)
+    if isinstance(value, (set, frozenset)):
+        if not value:
+            return repr(value)
+        inner = "{" + ", ".join(sorted(show_value(x) for x in value)) + "}"
+        return inner if kind is set else f"{kind.__name__}({inner})"
+    if kind not in _WALKED:
+        return repr(value)
+    if id(value) in seen:
+        return {list: "[...]", tuple: "(...)"}.get(kind, "{...}")
+    seen.add(id(value))
+    if kind is dict:
+        text = "{" + ", ".join(f"{_stable_repr(k, seen)}: {_stable_repr(v, seen)}"
+                               for k, v in value.items()) + "}"
+    else:
+        items = [_stable_repr(x, seen) for x in value]
+        text = (f"[{', '.join(items)}]" if kind is list
+                else f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})")
+    seen.discard(id(value))
     return text
+
+
+def shorten(text):
+    """``text`` for a message: past ``2 * SHOWN_DIGITS`` characters, its first
+    ``SHOWN_DIGITS`` and its length. The one cut of a long echoed text.
+
+    >>> shorten("torus:4x4"), shorten("x" * 100)
+    ('torus:4x4', 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (100 characters)')
+    """
+    if len(text) > 2 * SHOWN_DIGITS:
+        return text[:SHOWN_DIGITS] + f"... ({len(text)} characters)"
+    return text
+
+
+def show_count(count):
+    """An integer count for a message, with thousands separators (``2,097,152``); one too
+    long for a line is abbreviated as :func:`show_value` abbreviates an integer.
+
+    >>> show_count(2**21), show_count(10**50)
+    ('2,097,152', '1000000000000000000000000000000000000000... (51 digits)')
+    """
+    return f"{count:,}" if abs(count) < 10**SHOWN_DIGITS else show_value(count)
 
 
 #: The prefixes :func:`format_size` and :func:`format_bandwidth` print, largest first.
@@ -628,7 +678,7 @@ def text_of(value, what, *, optional=False):
     name), else a TypeError naming the parameter ``what`` (STYLE's rule: a wrong kind):
     ``5`` or ``None`` is not written into a report or a parameter's name as its repr.
     ``optional``: None passes too. The one text check of the packages (:func:`flag_of` of a
-    flag); a choice from a set asks this first, then its set (a SpecError).
+    flag); a choice from a set asks this first, then its set (:func:`check_choice`).
 
     >>> text_of("h100", "chip name")
     'h100'
@@ -640,6 +690,35 @@ def text_of(value, what, *, optional=False):
     if isinstance(value, str) or (optional and value is None):
         return value
     raise kind_error(value, what, f"a str{' or None' if optional else ''}")
+
+
+def check_choice(value, what, choices, *, optional=False):
+    """``value`` if it is one of ``choices`` (a tuple of names, a mapping's keys or a set: the
+    message lists them in their order, a set's sorted), else an error naming the parameter
+    ``what``: its kind first (:func:`text_of`'s TypeError: ``5`` or a list is no name), then
+    the set, a SpecError (a ValueError) "``what`` must be one of a, b, c, got value".
+    ``optional``: None passes too, and the message says so. The one choice check of the
+    packages; a lookup of a registry by name (a chip, a runtime, a model: an open table)
+    says "unknown ...; known: ..." instead.
+
+    >>> check_choice("ring", "connect", ("full", "ring"))
+    'ring'
+    >>> check_choice(None, "generation", ("hopper", "blackwell"), optional=True) is None
+    True
+    >>> check_choice("star", "connect", ("full", "ring", "line", "switch"))
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: connect must be one of full, ring, line, switch, got 'star'
+    >>> check_choice(5, "connect", ("full", "ring"))
+    Traceback (most recent call last):
+    ...
+    TypeError: connect must be a str, got 5 (an int)
+    """
+    if text_of(value, what, optional=optional) is None or value in choices:
+        return value
+    names = sorted(choices) if isinstance(choices, (set, frozenset)) else choices
+    raise SpecError(f"{what} must be one of {', '.join(names)}{' or None' if optional else ''}, "
+                    f"got {show_value(value)}")
 
 
 def is_int(x):
@@ -656,6 +735,27 @@ def is_int(x):
     if isinstance(x, int):          # the common case first: this is asked per element
         return not isinstance(x, bool)
     return type(x).__module__ == "numpy" and isinstance(x, numbers.Integral)
+
+
+def int_of(value, what, *, optional=False):
+    """``value`` as a Python int where an integer is due (:func:`is_int`: numpy's too, not a
+    bool), else a TypeError naming ``what`` (:func:`kind_error`); ``optional``: None passes
+    too. The kind check of a record's integer field, :func:`text_of`'s twin; a range is the
+    record's checker's (:func:`check_count` checks the kind and a range at once).
+
+    >>> import numpy as np
+    >>> int_of(np.int64(4096), "Region size"), int_of(None, "page_size", optional=True)
+    (4096, None)
+    >>> int_of(1.5, "Window local_base")
+    Traceback (most recent call last):
+    ...
+    TypeError: Window local_base must be an int, got 1.5 (a float)
+    """
+    if is_int(value):
+        return int(value)
+    if optional and value is None:
+        return None
+    raise kind_error(value, what, f"an int{' or None' if optional else ''}")
 
 
 def check_count(value, name, minimum=0, rule=None, *, below=None, error=SpecError):
@@ -797,15 +897,18 @@ def error_for(value, message, error=SpecError):
     return error(message) if is_real(value) else TypeError(f"{message} ({kind_of(value)})")
 
 
-def check_number(name, value, minimum=0, unit="", *, strict=False, tail=""):
+def check_number(name, value, minimum=0, unit="", *, strict=False, tail="", rule=None):
     """``value`` as a float if it is a finite real number (:func:`is_finite`) >= ``minimum``
-    (> with ``strict``), else an error naming it: "``name`` must be a finite number >=
-    ``minimum````unit````tail``", a TypeError for a value of another kind (a bool, a string,
-    None: STYLE's rule, as :func:`check_count`'s; session 32), a SpecError for a number out
-    of range (nan, inf, below ``minimum``). A float, so that a numpy float16 or float32 (or a
-    Fraction) computes as the number it is. The packages' one check of a number
+    (> with ``strict``), else an error naming it: "``name`` must be ``rule````tail``, got
+    ``name``=value", ``rule`` by default "a finite number >= ``minimum````unit``" (a caller
+    whose quantity has its own words says them, as :func:`check_count`'s callers do: "a
+    number of rows per group >= 0"; ``minimum`` and ``strict`` still decide), a TypeError
+    for a value of another kind (a bool, a string, None: STYLE's rule, as
+    :func:`check_count`'s; session 32), a SpecError for a number out of range (nan, inf, an
+    int beyond a float's range, below ``minimum``). A float, so that a numpy float16 or
+    float32 (or a Fraction) computes as the number it is. The packages' one check of a number
     (:func:`check_fraction` of one in a range; :func:`check_count` of a count): the decode,
-    serving and speculative models', traffic's.
+    serving and speculative models', traffic's, the GEMM and MLA tables'.
 
     >>> check_number("launch", 2, unit=" seconds"), check_number("x", 1.5, 1, strict=True)
     (2.0, 1.5)
@@ -817,10 +920,15 @@ def check_number(name, value, minimum=0, unit="", *, strict=False, tail=""):
     Traceback (most recent call last):
     ...
     TypeError: skew must be a finite number >= 0, got skew=True (a bool)
+    >>> check_number("rows", float("inf"), rule="a number of rows per group >= 0")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: rows must be a number of rows per group >= 0, got rows=inf
     """
     if not (is_finite(value) and (value > minimum if strict else value >= minimum)):
-        raise error_for(value, f"{name} must be a finite number {'>' if strict else '>='} "
-                               f"{minimum}{unit}{tail}, got {name}={show_value(value)}")
+        if rule is None:
+            rule = f"a finite number {'>' if strict else '>='} {minimum}{unit}"
+        raise error_for(value, f"{name} must be {rule}{tail}, got {name}={show_value(value)}")
     return float(value)
 
 

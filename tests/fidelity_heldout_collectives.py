@@ -285,7 +285,11 @@ _AIC_A2A_MISS = (
     "one, the same kernel entry per launch (src/device/common.h ncclKernelMain); the model "
     "gives the collective NCCL's tuner base latency (ring LL 6.6 us) and the p2p launch the "
     "kernel floor (2.3 / 3.0 us) plus the eager loop's host launch, so its two fixed times "
-    "differ by ~4 us where the measurements agree (docs/sources.md s.9, session 36)")
+    "differ by ~4 us where the measurements agree (docs/sources.md s.9, session 36). Session "
+    "37: at 1 and 16 MiB every part is one Simple chunk (512 KiB), written whole before the "
+    "receiver copies it out of its buffer (sendrecv.h ProtoSimple<1, 1>), now priced at the "
+    "chip's HBM bandwidth (an assumption); what is left there (0.42-0.71 of the measurement) "
+    "is the two passes' rate, ~7 GB/s a channel measured on H100 at both sizes")
 _AIC_16M_MISS = (
     "Blackwell 16 MiB collectives of NVIDIA's collector measure 1.5-2x the model (all-gather "
     "and reduce-scatter on 8 B200 / B300, all three ops on a GB200 / GB300 tray) where the "

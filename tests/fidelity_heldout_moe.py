@@ -258,17 +258,18 @@ def _ncclep(phase):
 def _aic_ll_blackwell(fabric_of, tokens, phase):
     """NVIDIA's collector's DeepEP low-latency rows on Blackwell (session 35): DeepEP's own test
     on every GPU of one HGX B200 / B300 node (EP8) or one GB200 / GB300 tray (EP4, the first four
-    ranks of the NVL72 rack), priced as the H100 / H200 rows (``deepep-low-latency``, uniform) and read as
-    a one-kernel Kineto duration (:func:`fidelity_moe.kernel_span`: less the floor's graph gap on
-    Blackwell, as the DeepEP V2 B200 rows)."""
+    ranks of the NVL72 rack), priced as the H100 / H200 rows (``deepep-low-latency@d28bd67``,
+    uniform) and read as a one-kernel Kineto duration (:func:`fidelity_moe.kernel_span`: less
+    the floor's graph gap on Blackwell, as the DeepEP V2 B200 rows)."""
     def case(row):
         fabric = fabric_of()
         r = moe_exchange(fabric, "deepseek-v3", tokens, int(row["gpus"]),
-                         kernel=_DEEPEP_D28BD67, dispatch_bytes=1 + 4 / 128,
+                         kernel="deepep-low-latency@d28bd67", dispatch_bytes=1 + 4 / 128,
                          combine_bytes=2, routing="uniform")
         ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
-        how = (f"{_DEEPEP_D28BD67.name} on {fabric.name}, uniform; {parts(ph)}; one kernel's kineto "
-               f"duration: less the floor's graph gap {PDL_HIDDEN_GAP.value * 1e6:.2f}")
+        how = (f"deepep-low-latency@d28bd67 on {fabric.name}, uniform; {parts(ph)}; one "
+               f"kernel's kineto duration: less the floor's graph gap "
+               f"{PDL_HIDDEN_GAP.value * 1e6:.2f}")
         return kernel_span(ph.time, fabric) * 1e6, how
     return case
 
@@ -369,57 +370,6 @@ _DEEPEP_A84A248 = dataclasses.replace(
     ))
 
 
-@functools.cache
-def _deepep_d28bd67():
-    """DeepEP's low-latency kernels as deep_ep 1.2.1+d28bd67 builds them (the collector's rows,
-    session 36; the check set's rows are de8cfca's, ``deepep-low-latency``): three steps differ,
-    each from the code and priced at the project's own latencies (sources below)."""
-    base = exchange_kernel("deepep-low-latency")
-    src = dict(base.sources)
-    src["send_grid"] = (
-        "deepseek-ai/DeepEP d28bd67 csrc/kernels/internode_ll.cu (dispatch host, l.600-605): "
-        "num_warp_groups = ceil(num_experts / the device's SMs), num_sms = ceil(num_experts / "
-        "num_warp_groups): 2 experts a block, 128 blocks for 256 experts on H100 (132 SMs) and "
-        "on Blackwell (148: the collector's chips), block b sends tokens b, b + 128, ... (l.283), "
-        "each after the release of the one before as at de8cfca: one token a block up to 128 "
-        "tokens, no later wave (de8cfca: 3 experts a block, 86 blocks). The project's chips carry "
-        "no SM count: 2 holds for 256 experts on 128-255 SMs")
-    src["interleaved_chain"] = (
-        "deepseek-ai/DeepEP d28bd67 internode_ll.cu combine send (l.1410-1490, TMA since #299, "
-        "c874cb7): each warp copies a token's 14,336-B row in 7 chunks of 2,048 B, tma_load_1d "
-        "HBM -> shared memory on an mbarrier (3 stages, 1 load prefetched: the next chunk's load "
-        "is issued before the current one is waited for), then tma_store_1d to the peer; "
-        "cp.async.bulk.wait_group.read waits for the stores' shared-memory reads only. So the "
-        "loads go two at a time and a warp's last chunk leaves ceil(bytes / stage_vector) - 1 "
-        "= 3 HBM loads after its first (the chain's): one warp's copy overlaps the other warps' "
-        "copies on the links, the phase's transfer is at least it. The group's 16 warps take "
-        "the (expert, rank) pair's tokens in turn: one a warp up to 128 tokens (~4 a pair); "
-        "later tokens of a warp not counted (a lower bound)")
-    src["stage_vector"] = (
-        "deepseek-ai/DeepEP d28bd67 internode_ll.cu combine: kNumTMABufferBytes = 16 B x 32 "
-        "lanes x kNumSendUnrolls 4 = 2,048 B a chunk, two chunks' loads in flight (kNumStages 3, "
-        "kNumPrefetch 1): 4,096 B per dependent load (combine); the dispatch copies with warps "
-        "(UNROLLED_WARP_COPY) and its chains count no staging round")
-    src["reduce_stages"] = (
-        "deepseek-ai/DeepEP d28bd67 internode_ll.cu combine receive (l.1540-1675, since #345, "
-        "c5facf5): after every flag and cg::this_grid().sync(), groups of 15 warps (2 a block) "
-        "each sum token b + 128 g: its TMA warp loads topk_idx, then each of the k copies "
-        "(16 + 14,336 B) whole into one of kNumStages = 3 buffers, waits the stage's empty "
-        "mbarrier, the 14 reduction warps add their 512-B slices and free it; one TMA store of "
-        "the sum. One token a group up to 128 tokens: ceil(k / 3) dependent loads of copies the "
-        "peers stored into this GPU in the same kernel (L2, as pplx's receive sum prices its "
-        "copies) after the top-k ids' load: a floor under the receive copy")
-    inter = (base.interleaved_chain[0],
-             base.interleaved_chain[1] + (("hbm_load", "loadstore_stage_rounds"),))
-    return dataclasses.replace(base, name="deepep-low-latency@d28bd67", send_grid=2,
-                               interleaved_chain=inter, stage_vector=(4096, 4096),
-                               reduce_stages=3, sources=tuple(src.items()))
-
-
-#: DeepEP's low-latency kernels of the collector's build (:func:`_deepep_d28bd67`).
-_DEEPEP_D28BD67 = _deepep_d28bd67()
-
-
 def _deepep_a84a248(chunk):
     """:data:`_DEEPEP_A84A248` with ``chunk`` tokens per RDMA write (``qp_chunk``)."""
     return dataclasses.replace(_DEEPEP_A84A248, name=f"deepep-normal@a84a248/chunk{chunk}",
@@ -501,7 +451,8 @@ CASES = {
     # the same collector's DeepEP low-latency data (session 35): DeepEP's own test on one full
     # HGX node, timed as the check set's DeepEP rows (one kernel's Kineto mean; Hopper: no gap)
     **{f"aic-deepep-{chip}-ep8-ll-bs{bs}-{ph}": _deepep(
-        _h100_nodes if chip == "h100" else _h200_nodes, _DEEPEP_D28BD67, bs, ph, "time")
+        _h100_nodes if chip == "h100" else _h200_nodes, "deepep-low-latency@d28bd67", bs, ph,
+        "time")
        for chip in ("h100", "h200") for bs in (1, 16, 128) for ph in ("dispatch", "combine")},
     # Blackwell (lead's decision, session 35): one HGX B200 node (EP8) and one GB200 tray (EP4)
     **{f"aic-deepep-{chip}-ep{ep}-ll-bs{bs}-{ph}": _aic_ll_blackwell(

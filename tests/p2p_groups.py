@@ -184,3 +184,25 @@ def nccl_busiest_channel(release, p2pn, counts, works):
             else:
                 open_batch.append(r)
     return max(len(b) for b in batches.values())
+
+
+def p2p_drain_brute(rt, view, pairs):
+    """Seconds the busiest receiver of an all-to-allv's ``p x p`` byte matrix ``pairs`` copies
+    its Simple parts' last chunks out of its buffer after the bytes, pair by pair (session 37;
+    the model's ``analysis._runtime_cost.p2p_drain``): each message from a peer of the
+    receiver's node that the model plans Simple, ``min(bytes, channels x p2pChunkSize)``, the
+    column's sum at most over receivers, read and written once at the chip's HBM bandwidth."""
+    from analysis._runtime_cost import p2p_channels, p2p_protocol
+
+    chunk = p2p_channels(rt, view)[3]
+    near = view.same_node()
+    most = 0.0
+    for j in range(len(pairs)):
+        got = 0.0
+        for i in range(len(pairs)):
+            if i != j and near[i, j]:
+                proto, ch = p2p_protocol(rt, view, pairs[i, j], True)
+                got += min(pairs[i, j], ch * chunk) if proto == "Simple" else 0.0
+        most = max(most, got)
+    chip = view.fabric.chip
+    return 2 * most / chip.hbm_bandwidth if chip is not None else 0.0

@@ -121,7 +121,7 @@ def test_bad_input(sd200):
     top = sd200.address_map.regions[-1]
     with pytest.raises(AddressMapError):
         access(sd200, 0, top.base + top.size + (1 << 40))
-    with pytest.raises(ValueError, match="nic_tx must be a finite time"):
+    with pytest.raises(ValueError, match="nic_tx must be a finite number >= 0 seconds"):
         Transport("bad", "message", nic_tx=-1.0)
     assert set(TRANSPORTS) == {"loadstore", "rdma"}
     for t in TRANSPORTS.values():

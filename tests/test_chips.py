@@ -159,9 +159,10 @@ def test_tensor_flops_are_checked():
     assert dict(ChipSpec(*base).tensor_flops) == {"bf16": 3.0}
     with pytest.raises(SpecError, match="format must be one of"):
         ChipSpec(*base, (("fp6", 6.0),))
-    with pytest.raises(SpecError, match="positive finite"):
+    with pytest.raises(SpecError, match=r"^tensor_flops\[.fp8.\] must be a finite number > 0 "
+                                        r"FLOP/s \(chip .x.\), got "):
         ChipSpec(*base, (("fp8", 0.0),))
-    with pytest.raises(TypeError, match="positive finite"):      # a wrong kind (s32)
+    with pytest.raises(TypeError, match="must be a finite number > 0 FLOP/s"):  # a wrong kind (s32)
         ChipSpec(*base, (("fp8", True),))
     with pytest.raises(SpecError, match="disagrees with peak_flops"):
         ChipSpec(*base, (("bf16", 4.0),))

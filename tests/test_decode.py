@@ -283,7 +283,8 @@ def test_bad_input(fab):
         decode_step(SMALL, fab, batch=4, context=10**7, collective=fake_cost)
     with pytest.raises(SpecError, match="unknown model"):
         decode_step("nope", fab, batch=1, context=1, collective=fake_cost)
-    with pytest.raises(SpecError, match="transport must be 'loadstore', 'rdma' or None"):
+    with pytest.raises(SpecError,
+                       match="unknown transport 'tcp'; known: loadstore, rdma, or native"):
         decode_step(SMALL, fab, batch=1, context=1, collective=fake_cost, transport="tcp")
     with pytest.raises(SpecError, match="overlap must be in"):
         decode_step(SMALL, fab, batch=1, context=1, collective=fake_cost, overlap=2)

@@ -170,7 +170,7 @@ def test_bad_input_names_the_problem():
         dataclasses.replace(k, name="x", qp_per_peer=0)
     with pytest.raises(ValueError, match="qp_per_peer must be an int >= 0"):
         dataclasses.replace(k, name="x", qp_per_peer=-1)
-    with pytest.raises(SpecError, match="messages must be a number >= 0"):
+    with pytest.raises(SpecError, match="messages must be a finite number >= 0"):
         k.qp_atomics(0, -1)
 
 

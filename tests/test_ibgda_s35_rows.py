@@ -17,10 +17,11 @@ from fidelity_moe import kernel_span
 
 import topologies
 from analysis import moe_exchange
+from fabric import exchange_kernel
 
 _ROWS = {r["id"]: r for r in fidelity.heldout_rows()}
 #: the collector's build, deep_ep 1.2.1+d28bd67 (session 36: test_ibgda_s36_d28)
-_KERNEL = fidelity_heldout_moe._DEEPEP_D28BD67
+_KERNEL = exchange_kernel("deepep-low-latency@d28bd67")
 
 
 @pytest.mark.parametrize("chip", ["h100", "h200"])

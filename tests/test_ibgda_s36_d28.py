@@ -22,7 +22,7 @@ import topologies
 from analysis import moe_exchange
 from fabric import EXCHANGE_LATENCY, SpecError, exchange_kernel
 
-_V = fidelity_heldout_moe._DEEPEP_D28BD67
+_V = exchange_kernel("deepep-low-latency@d28bd67")
 _ROWS = {r["id"]: r for r in fidelity.heldout_rows()}
 
 

@@ -1640,8 +1640,13 @@ def test_send_staging_is_validated():
 @pytest.mark.parametrize("arch", ["volta", "", "Hopper", None, 3, ("hopper",)])
 def test_peer_access_latency_refuses_unknown_architectures(arch):
     """An architecture without a measured peer load is a SpecError naming it and the known
-    ones (review s10 nit: it was a bare KeyError); the two known ones still answer."""
+    ones (review s10 nit: it was a bare KeyError); the two known ones still answer. A name of
+    the wrong kind is a TypeError (STYLE's rule; session 37, older-a's OLDER-A-5)."""
     from fabric import peer_access_latency
+    if not isinstance(arch, str):
+        with pytest.raises(TypeError, match="arch must be a str"):
+            peer_access_latency(arch)
+        return
     with pytest.raises(SpecError, match="no measured peer-load latency.*known: blackwell, hopper"):
         peer_access_latency(arch)
     for known in ("hopper", "blackwell"):

@@ -87,10 +87,9 @@ def test_everything_but_the_chain_is_deepeps_profile():
     combine's TMA send and receive, which NCCL EP has as DeepEP has them since #299 / #345
     (de8cfca, the deepep-low-latency profile, predates both): the same three fields as the
     profile of DeepEP's d28bd67 build (session 36)."""
-    import fidelity_heldout_moe
     nccl = exchange_kernel("ncclep-low-latency")
     deepep = exchange_kernel("deepep-low-latency")
-    d28 = fidelity_heldout_moe._DEEPEP_D28BD67
+    d28 = exchange_kernel("deepep-low-latency@d28bd67")
     assert nccl.send_grid == 0 and deepep.send_grid == 3
     assert (nccl.cycle("send_cycles", 0), nccl.cycle("count_cycles", 0)) == (424, 282)   # its own build's (session 24)
     assert ((nccl.interleaved_chain, nccl.stage_vector, nccl.reduce_stages)

@@ -29,8 +29,8 @@ from fabric._chips import ChipSpec
 
 
 @pytest.mark.parametrize("field, value, error, match", [
-    ("nic_tx", True, TypeError, "nic_tx must be a finite time"),    # a number's kind (s32)
-    ("completion", np.True_, TypeError, "completion must be a finite time"),
+    ("nic_tx", True, TypeError, "nic_tx must be a finite number >= 0 seconds"),  # a kind (s32)
+    ("completion", np.True_, TypeError, "completion must be a finite number >= 0 seconds"),
     ("max_payload", True, TypeError, "max_payload must be a positive int"),   # a count's kind
     ("max_payload", 0, SpecError, "max_payload must be a positive int"),
     ("header", True, TypeError, "header must be an int of bytes"),

@@ -56,7 +56,8 @@ def test_a_label_of_the_wrong_kind_is_a_type_error_naming_it(record, field, name
 
 
 def test_a_runtime_kind_is_one_of_the_kinds_the_cost_model_prices():
-    with pytest.raises(SpecError, match=r"kind must be one of \('ideal', 'library', "):
+    with pytest.raises(SpecError, match=r"^runtime 'ideal': kind must be one of ideal, library, one-sided, "
+                                         r"got 'libary'$"):
         dataclasses.replace(fabric.runtime("ideal"), kind="libary")
 
 

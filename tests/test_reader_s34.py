@@ -60,7 +60,7 @@ _CASES = {
     "region": (lambda: fabric.Region(base="0", size=4096, owner="chip0", kind="hbm"),
                r"^Region base must be an int, got '0' \(a str\)$"),
     "window": (lambda: fabric.Window("host0", 1.5),
-               r"^Window local_base must be an int, got local_base=1.5 \(a float\)$"),
+               r"^Window local_base must be an int, got 1.5 \(a float\)$"),
     "heap": (lambda: fabric.SymmetricHeap(4096.0),
              r"^SymmetricHeap size must be an int, got 4096.0 \(a float\)$"),
     "overlap": (lambda: analysis.cost(_torus(), "all-reduce", 1024, overlap=1),

@@ -7,7 +7,7 @@ import numpy as np
 
 from fabric import Fabric, SpecError, chip_spec, link_tech
 from fabric._schema import MAX_LINKS
-from fabric._units import SHOWN_DIGITS, check_count, is_numeral, items_of, show_value
+from fabric._units import check_count, is_numeral, items_of, shorten, show_count, show_value
 
 # A size beyond which a build is refused as not sane for an analytical model on one machine;
 # links are lanes (a bundle of k lanes is k links, as metrics counts them), the graph
@@ -44,20 +44,19 @@ def check_size(endpoints, links, what):
     """Refuse a build beyond :data:`MAX_ENDPOINTS` endpoints or ``MAX_LINKS`` links.
 
     ``what`` (the spec or the name the user gave) and a count too long for a line are
-    abbreviated as :func:`fabric._units.show_value` does every echoed value: a shape of
-    2000 dimensions is a 4000-character spec and a 1200-digit count.
+    abbreviated (:func:`fabric._units.shorten`, :func:`fabric._units.show_count`): a shape
+    of 2000 dimensions is a 4000-character spec and a 1200-digit count.
 
     >>> check_size(2**21, 0, "torus:2048x1024")
     Traceback (most recent call last):
     ...
     fabric.SpecError: torus:2048x1024 has 2,097,152 endpoints; the limit is 1,048,576
     """
-    label = what if len(what) <= 2 * SHOWN_DIGITS else show_value(what)
+    label = shorten(what)
     for count, unit, limit in ((endpoints, "endpoints", MAX_ENDPOINTS),
                                (links, "links", MAX_LINKS)):
         if count > limit:
-            shown = f"{count:,}" if count < 10**SHOWN_DIGITS else show_value(count)
-            raise SpecError(f"{label} has {shown} {unit}; the limit is {limit:,}")
+            raise SpecError(f"{label} has {show_count(count)} {unit}; the limit is {limit:,}")
 
 
 def link_attrs(tech, lanes=1):

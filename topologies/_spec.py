@@ -273,6 +273,4 @@ def _preset_with_chip(spec):
         chip = chip_spec(value.strip())
     except SpecError as e:
         raise SpecError(f"{show_value(spec)}: {e}") from None
-    old = set(f.chip.parameters()) if f.chip is not None else set()
-    kept = tuple(p for p in f.assumptions if p not in old)
-    return f.replace(chip=chip, name=spec.strip(), assumptions=kept + tuple(chip.parameters()))
+    return f.with_chip(chip).replace(name=spec.strip())
