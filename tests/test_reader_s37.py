@@ -7,6 +7,8 @@ built the README report (seconds) before it refused an unknown figure name, and 
 ``names='latency'`` letter by letter: names are checked first, against README_FIGURES.
 """
 
+import re
+
 import pytest
 from cli_run import run_cli
 
@@ -207,23 +209,18 @@ def test_a_chips_own_messages_quote_its_name_shortened():
 def test_an_owner_of_several_regions_none_its_own_is_said_one_way():
     # the default window's, the heap's and access's sentences were three (access named no
     # region; the heap's chip unquoted)
-    import dataclasses
-
     import topologies
     from fabric import AddressPlan, GiB, Region, SymmetricHeap, access_to, check
-    f = topologies.build("hypermesh:4x4,chip=h100")
-    regions = tuple(dataclasses.replace(r, name="c3a") if r.name == "chip3.hbm" else r
-                    for r in f.replace(address_plan=AddressPlan(hbm_bytes=48 * GiB))
-                    .address_map.regions)
-    extra = Region(base=0x2C_0000_0000, size=GiB, owner="chip3", kind="hbm", name="c3b")
-    g = f.replace(address_plan=AddressPlan(layout="explicit", regions=regions + (extra,),
-                                           heap=SymmetricHeap(size=GiB)))
+    f = topologies.build("torus:2x2,chip=h100")
+    base = f.address_map.region("chip3.hbm").base
+    kept = [r for r in f.address_map.regions if r.owner != "chip3"]
+    two = [Region(base=base + i * GiB, size=GiB, owner="chip3", kind="hbm", name=n)
+           for i, n in enumerate(("c3a", "c3b"))]
     said = "'chip3' holds 2 HBM regions ('c3a' and 'c3b') and none is named 'chip3.hbm', so "
-    found = [x.message for x in check(g) if x.code == "invalid"]
-    assert len(found) == 2 and all(said in m for m in found), found
-    h = f.replace(address_plan=AddressPlan(layout="explicit", regions=regions + (extra,),
-                                           default_windows=False))
-    with pytest.raises(fabric.AddressMapError) as e:
-        access_to(h, "chip0", "chip3")          # (the map's order: by base)
-    assert "'chip3' holds 2 HBM regions ('c3b' and 'c3a') and none is named 'chip3.hbm', so " \
-        "its memory is no one region" in str(e.value), str(e.value)
+    for heap, default_windows in ((SymmetricHeap(size=GiB), True), (None, False)):
+        g = f.replace(address_plan=AddressPlan(layout="explicit", regions=kept + two, heap=heap,
+                                               default_windows=default_windows))
+        found = [x.message for x in check(g) if x.code == "invalid"]
+        assert len(found) == (2 if heap else 0) and all(said in m for m in found), found
+    with pytest.raises(fabric.AddressMapError, match=re.escape(said) + "its memory is no one"):
+        access_to(g, "chip0", "chip3")
