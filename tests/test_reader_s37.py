@@ -224,3 +224,10 @@ def test_an_owner_of_several_regions_none_its_own_is_said_one_way():
         assert len(found) == (2 if heap else 0) and all(said in m for m in found), found
     with pytest.raises(fabric.AddressMapError, match=re.escape(said) + "its memory is no one"):
         access_to(g, "chip0", "chip3")
+
+
+def test_a_rank_range_running_backwards_is_quoted_shortened():
+    rc, _, err = run_cli(["cost", "torus:2x2", "--op", "all-reduce", "--size", "1KiB",
+                          "--ranks", "9" * 4000 + "-1"])         # was a 4 KB line
+    assert rc == 2 and err.count("\n") == 1 and len(err) < 200, err[:300]
+    assert "rank range '99999" in err and "(4004 characters) runs backwards" in err, err
