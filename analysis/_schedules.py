@@ -134,7 +134,7 @@ def register_algorithm(name, builder):
     ValueError: register 'my-ring' in ALGORITHMS first
     """
     if not any(name in algs for algs in ALGORITHMS.values()):
-        raise ValueError(f"register {name!r} in ALGORITHMS first")
+        raise ValueError(f"register {show_value(name)} in ALGORITHMS first")
     _REGISTERED[name] = builder
 
 
