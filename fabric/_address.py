@@ -627,6 +627,19 @@ def owned_regions(regions, kind):
     return own, several
 
 
+def no_own_region(owner, names, kind, so):
+    """The one sentence for an owner in :func:`owned_regions`' second dict (several regions of
+    ``kind``, none named ``<owner>.<kind>``): who, how many, which, and ``so``, what it leaves
+    without a region (a default window, a heap, an access); its three callers each wrote it.
+
+    >>> no_own_region("chip3", ["c3a", "c3b"], "hbm", "its heap has no one place")
+    "'chip3' holds 2 HBM regions ('c3a' and 'c3b') and none is named 'chip3.hbm', so its heap has no one place"
+    """
+    return (f"{show_value(owner)} holds {len(names)} {kind.upper()} regions "
+            f"({name_list([show_value(n) for n in names])}) and none is named "
+            f"{show_value(f'{owner}.{kind}')}, so {so}")
+
+
 def _raise_errors(findings, exc, what):
     errors = [f for f in findings if f.severity == "error"]
     if errors:

@@ -79,6 +79,7 @@ from ._address import (
     as_address_array,
     default_region,
     is_int,
+    no_own_region,
     owned_regions,
     pow2_ceil,
     shift_table,
@@ -94,7 +95,6 @@ from ._units import (
     format_address,
     format_size,
     int_of,
-    name_list,
     show_value,
     text_of,
 )
@@ -592,17 +592,16 @@ class DomainPlan:
         dram, several_dram = owned_regions(self.regions, "dram")
         hbm, dram = ({o: i for o, i in own.items()
                       if fits(self.regions[i].base, self.regions[i].end)} for own in (hbm, dram))
-        for table, kind, owners in ((several, "HBM", chips), (several_dram, "DRAM", self.placed)):
+        for table, kind, owners in ((several, "hbm", chips), (several_dram, "dram", self.placed)):
             for o, ix in table.items():
                 if o not in owners:
                     continue
-                names = name_list([show_value(self.regions[i].name) for i in ix])
                 self.findings.append(Finding(
-                    code="invalid", severity="error",
-                    message=f"{show_value(o)} holds {len(ix)} {kind} regions ({names}) and none "
-                    f"is named {show_value(f'{o}.{kind.lower()}')}, so its default window has "
-                    "no one target (name its own one so, or set default_windows = false and "
-                    "give each window a region by name)", where="address plan"))
+                    code="invalid", severity="error", message=no_own_region(
+                        o, [self.regions[i].name for i in ix], kind,
+                        "its default window has no one target (name its own one so, or set "
+                        "default_windows = false and give each window a region by name)"),
+                    where="address plan"))
         chips = [c for c in chips if c in hbm]
         if not chips:
             return None
