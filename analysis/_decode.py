@@ -151,12 +151,11 @@ from fabric._runtime import release_on
 from fabric._schema import MAX_BYTES
 from fabric._transport import transport_arg
 from fabric._units import (
+    check_choice,
     check_count,
     check_fraction,
     check_number,
-    error_for,
     flag_of,
-    is_finite,
     is_numeral,
     kind_error,
     show_value,
@@ -1157,17 +1156,13 @@ def expert_activation(experts, k, tokens, skew=0.0):
     >>> pick.tolist(), active.tolist()
     ([0.5, 0.5, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5])
     """
-    if not (is_finite(skew) and skew >= 0):
-        # a bool is not an exponent (True read as 1), nor is a string
-        raise error_for(skew, f"skew must be a finite number >= 0, got skew={show_value(skew)}")
+    check_number("skew", skew)      # a bool is not an exponent (True read as 1), nor a string
     experts = check_count(experts, "experts", 1, "an integer >= 1 (routed experts)")
     if check_count(k, "k", 0, f"an integer between 0 and experts ({experts})") > experts:
         raise SpecError(f"k must be an integer between 0 and experts ({experts}), got "
                         f"k={show_value(k)}")
-    if not (is_finite(tokens) and tokens >= 0):
-        # a negative count would make an expert more than certainly active
-        raise error_for(tokens, f"tokens must be a finite number >= 0 (tokens routed), got "
-                                f"tokens={show_value(tokens)}")
+    # a negative count would make an expert more than certainly active
+    check_number("tokens", tokens, tail=" (tokens routed)")
     experts, k = int(experts), int(k)
     check_length(experts, f"experts={show_value(experts)}")     # one probability per expert
     if skew == 0:
@@ -2517,8 +2512,9 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         ``"loadstore"`` or ``"rdma"`` (or a :class:`fabric.Transport`) for every
         collective; ``None`` or ``"native"`` lets the collectives model choose per step
         (load/store inside a load/store domain, RDMA across NICs): the one check,
-        ``fabric._transport.transport_arg``, that :func:`analysis.cost` applies. An ``ep_kernel`` other than ``"all-to-allv"`` chooses
-        its own paths (see :func:`analysis.moe_exchange`).
+        ``fabric._transport.transport_arg``, that :func:`analysis.cost` applies. An
+        ``ep_kernel`` other than ``"all-to-allv"`` chooses its own paths (see
+        :func:`analysis.moe_exchange`).
     algorithm : str or dict
         Collective algorithm, passed to the collectives model (``"auto"``: the
         fastest); a dict maps ``"all-reduce"``, ``"all-to-all"`` and ``"all-to-allv"``
@@ -3013,7 +3009,7 @@ class _Settings:
                 or self.fl_eff is not None or att.kind != "mla" or att.sparse):
             return None
         heads = att.heads / self.lay.tp
-        return mla_generation_time(self.chip.name, heads, att.kv_lora_rank,
+        return mla_generation_time(self.chip, heads, att.kv_lora_rank,
                                    att.qk_rope_head_dim, self.m.kv_cache_bytes, self.b_dp,
                                    self.context)
 
@@ -3051,8 +3047,8 @@ class _Settings:
             use = self.attention_gemm_use(name)
             if use is None:
                 continue
-            out[name] = (trtllm_gemm_time(self.chip.name, fmt, *use[1:]) if use[0] == "gemm"
-                         else trtllm_mla_bmm_time(self.chip.name, fmt, use[0], use[2], use[1],
+            out[name] = (trtllm_gemm_time(self.chip, fmt, *use[1:]) if use[0] == "gemm"
+                         else trtllm_mla_bmm_time(self.chip, fmt, use[0], use[2], use[1],
                                                   (att.qk_nope_head_dim, att.kv_lora_rank,
                                                    att.v_head_dim)))
         return out
@@ -3083,7 +3079,7 @@ class _Settings:
         GEMM; a row's outputs, one a routed expert, written in 4 bytes instead of 2)."""
         use = self.router_gemm_use
         return None if use is None else trtllm_gemm_time(
-            self.chip.name, self.gemm_format("router"), *use[1:])
+            self.chip, self.gemm_format("router"), *use[1:])
 
     def kv_bw(self):
         """Achieved HBM bandwidth of the attention kernel's KV-cache read, bytes/s."""
@@ -3182,7 +3178,7 @@ class _Settings:
         if (self.engine != "trtllm" or not self.cuda_graphs or self.fl_eff is not None
                 or self.m.routed_experts / self.lay.ep < MEASURED_MOE_LOCAL_EXPERTS):
             return None
-        return grouped_gemm_rate(self.chip.name, self.gemm_format("experts"), rows)
+        return grouped_gemm_rate(self.chip, self.gemm_format("experts"), rows)
 
     @functools.cached_property
     def moe_module(self):
@@ -3196,7 +3192,7 @@ class _Settings:
         if (self.engine != "trtllm" or not self.cuda_graphs or self.fl_eff is not None
                 or not self.m.moe_layers or (self.lay.exchanges and not self.gathers)):
             return None
-        return moe_module_time(self.chip.name, self.gemm_format("experts"),
+        return moe_module_time(self.chip, self.gemm_format("experts"),
                                self.moe_shape, self.lay.etp, self.lay.ep, self.tokens,
                                self.moe_backend)
 
@@ -3264,9 +3260,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
               trtllm_release=None):
     """Check every input of :func:`decode_step` (clear errors) and resolve the defaults."""
     m = model_config(model)
-    if moe_backend not in MOE_BACKENDS:
-        raise SpecError(f"moe_backend must be one of {', '.join(MOE_BACKENDS)}, got "
-                        f"{show_value(moe_backend)}")
+    check_choice(moe_backend, "moe_backend", MOE_BACKENDS)
     if trtllm_release is not None:
         trtllm_release = check_trtllm_release(trtllm_release, engine)
     draft = flag_of(draft, "draft")
@@ -4491,6 +4485,8 @@ def collective_label(fn):
     """
     from ._engine_allreduce import engine_all_reduce_label
 
+    if check_collective(fn) is None:        # a function's name, or its kind refused
+        raise kind_error(fn, "collective", "a cost function to name")
     if fn is _default_collective:
         return "analysis.cost"
     return engine_all_reduce_label(fn) or getattr(fn, "__name__", type(fn).__name__)
@@ -4591,17 +4587,17 @@ def _parameters(s, moe, comm):
     ) + _efficiency_parameters(s) + tuple(
         {q.name: q for q in (s.dense_gemm_hbm_efficiency(part) for part in ("attention", "ffn"))
          if q is not None}.values()) + tuple(s.gemm_k_floor("ffn") or ()) + exch_params + (
-        mla_generation_parameters(s.chip.name, s.b_dp, s.context, s.m.kv_cache_bytes,
+        mla_generation_parameters(s.chip, s.b_dp, s.context, s.m.kv_cache_bytes,
                                   s.m.attention.heads / s.lay.tp)
         if s.mla_measured is not None else ()) + (
-        moe_module_parameters(s.chip.name, s.gemm_format("experts"), s.moe_shape, s.lay.etp,
+        moe_module_parameters(s.chip, s.gemm_format("experts"), s.moe_shape, s.lay.etp,
                               s.lay.ep, s.tokens, s.moe_backend)
         if s.moe_module is not None else ()
     ) + trtllm_gemm_parameters(
-        s.chip.name, s.m.part_format("attention"),
+        s.chip, s.m.part_format("attention"),
         [u for u in (s.attention_gemm_use(n) for n in _attention_names(s)
                      if s.attention_gemm_measured(n) is not None) if u is not None]) + (
-        trtllm_gemm_parameters(s.chip.name, s.gemm_format("router"), [s.router_gemm_use])
+        trtllm_gemm_parameters(s.chip, s.gemm_format("router"), [s.router_gemm_use])
         if s.router_measured is not None else ()) + (
         (trtllm_release_parameter(s.trtllm_release),) if s.trtllm_release is not None
         else ()) + _measured_all_reduce_parameters(s) + (
@@ -4615,7 +4611,7 @@ def _measured_all_reduce_parameters(s):
 
     if s.collective is not trtllm_all_reduce or s.lay.tp < 2:
         return ()
-    return trtllm_all_reduce_parameters(s.chip.name, s.lay.tp,
+    return trtllm_all_reduce_parameters(s.chip, s.lay.tp,
                                         s.t_dp * s.m.hidden * s.m.activation_bytes)
 
 

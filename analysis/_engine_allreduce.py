@@ -58,9 +58,9 @@ import numpy as np
 
 from fabric import TORCH_SYMM_MEM, VLLM_CUSTOM_ALLREDUCE, Parameter, SpecError
 from fabric._fabric_arg import fabric_arg
-from fabric._units import check_count, flag_of, kind_error
+from fabric._units import check_count, flag_of
 
-from ._gemm_measured import lower_envelope
+from ._gemm_measured import lower_envelope, measured_chip
 from ._runtime_cost import VLLM_ONE_STAGE_BELOW
 from ._schedules import NotApplicableError
 
@@ -302,7 +302,7 @@ _TRTLLM_AR_ENV = {key: [(2 * n, t) for n, t in lower_envelope(points)]
 
 def trtllm_all_reduce_time(chip, ranks, nbytes):
     """Seconds of TensorRT-LLM's all-reduce op of ``nbytes`` (bytes per rank, BF16: two bytes an
-    element) among ``ranks`` GPUs of one node of chip ``chip`` (its name), as measured
+    element) among ``ranks`` GPUs of one node of chip ``chip`` (a ChipSpec or a name), as measured
     (:data:`TRTLLM_ALLREDUCE_BF16`): the lower envelope in the size (a smaller message is
     never dearer than a larger one's measurement: the Hopper sweeps' isolated highs, e.g.
     H200 2 GPUs 8.82 us at 8192 elements between 3.36 and 3.42, are read as noise; a step
@@ -312,9 +312,10 @@ def trtllm_all_reduce_time(chip, ranks, nbytes):
 
     Parameters
     ----------
-    chip : str or None
-        The chip's name (``"b200"``, ``"h200"``: :data:`TRTLLM_ALLREDUCE_BF16`; None: no
-        chip, nothing measured).
+    chip : str, fabric.ChipSpec or None
+        The chip, or a name of :data:`fabric.CHIPS` (``"b200"``, ``"h200"``:
+        :data:`TRTLLM_ALLREDUCE_BF16`; a misspelt name is refused; None: no chip, nothing
+        measured): ``analysis._gemm_measured.measured_chip``, every measured table's rule.
     ranks : int
         GPUs in the group (2, 4 or 8 measured).
     nbytes : float
@@ -336,8 +337,7 @@ def trtllm_all_reduce_time(chip, ranks, nbytes):
     """
     from ._collectives import read_nbytes
 
-    if chip is not None and not isinstance(chip, str):
-        raise kind_error(chip, "chip", "a chip's name (a str)")
+    chip = measured_chip(chip, optional=True)
     env = _TRTLLM_AR_ENV.get((chip, check_count(ranks, "ranks", 1)))
     size = read_nbytes(nbytes)
     if env is None or not env[0][0] <= size <= env[-1][0]:
@@ -347,7 +347,7 @@ def trtllm_all_reduce_time(chip, ranks, nbytes):
 
 def trtllm_all_reduce_parameters(chip, ranks, nbytes):
     """The measured points :func:`trtllm_all_reduce_time` reads for an all-reduce of
-    ``nbytes`` (bytes per rank) among ``ranks`` GPUs of chip ``chip`` (its name), as
+    ``nbytes`` (bytes per rank) among ``ranks`` GPUs of chip ``chip`` (a ChipSpec or a name), as
     Parameters (seconds, the lower envelope's): the one point at a measured size, else the
     two around it; ``()`` where nothing was measured. For a step's list of the figures it
     used, as the MLA, GEMM and MoE-module tables give theirs.
@@ -359,6 +359,7 @@ def trtllm_all_reduce_parameters(chip, ranks, nbytes):
     """
     if trtllm_all_reduce_time(chip, ranks, nbytes) is None:     # its checks, its range
         return ()
+    chip = measured_chip(chip)
     from ._collectives import read_nbytes
 
     env = _TRTLLM_AR_ENV[(chip, ranks)]
@@ -461,11 +462,12 @@ def trtllm_all_reduce(fabric, op, nbytes, *, algorithm="auto", ranks=None, trans
 
     op = normalize_op(op)
     ranks = _ranks(fabric, ranks)
-    chip = getattr(getattr(fabric, "chip", None), "name", None)
+    spec = getattr(fabric, "chip", None)
+    chip = getattr(spec, "name", None)
     measured = op == "all-reduce" and len(ranks) > 1 and np.ndim(nbytes) == 0
     if measured:
         nbytes = read_nbytes(nbytes)    # one reading, cost's: '14KiB' is 14336 for the op too
-    t = trtllm_all_reduce_time(chip, len(ranks), nbytes) if measured else None
+    t = trtllm_all_reduce_time(spec, len(ranks), nbytes) if measured else None
     own = None
     if t is not None:
         try:

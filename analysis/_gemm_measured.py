@@ -36,8 +36,8 @@ faster than 1.2.0rc5's is named in each Parameter.
 
 import bisect
 
-from fabric import Parameter, SpecError
-from fabric._units import error_for, is_real, show_value
+from fabric import Parameter, chip_spec
+from fabric._units import check_choice, check_number
 
 __all__ = [
     "MLA_BMM_SHAPE",
@@ -200,18 +200,33 @@ def _at(env, m):
     return _lerp(m0, m1, t0, t1, m)
 
 
-def _check_rows(m):
-    """``m`` as a float (a numpy float32 computes as the number it is) if it is a number of
-    rows >= 1, else a SpecError."""
-    if not is_real(m) or not m >= 1:
-        raise error_for(m, f"m must be a number of rows >= 1, got {show_value(m)}")
-    return float(m)
+#: The rule of a GEMM's row count ``m``: a float (a numpy float32 computes as the number it
+#: is; 1.5 rows is a point between two measured ones), finite: m=inf passed and 10**400 raised
+#: a bare OverflowError when this was written out with is_real (session 37).
+_ROWS = "a finite number of rows >= 1"
+
+
+def measured_chip(chip, optional=False):
+    """The name a table of measurements is read by for ``chip``, the one rule of every such
+    reader (GEMMs, MLA ops, MoE modules, the engines' all-reduces): a ``fabric.ChipSpec`` by
+    its own name (a chip of the user's own keeps its name: nothing measured under it), a
+    name only if :data:`fabric.CHIPS` has it (a misspelt name is :func:`fabric.chip_spec`'s
+    SpecError, not a silent 'nothing measured'); None only where ``optional`` (no chip).
+
+    >>> measured_chip("b200"), measured_chip(None, optional=True)
+    ('b200', None)
+    >>> measured_chip("b2OO")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: unknown chip 'b2OO'; known: b200, b300, gb200, gb300, h100, h20, h200, h800, sd200-chip, tpu-v4
+    """
+    return None if chip is None and optional else chip_spec(chip).name
 
 
 def _gemm_corners(chip, fmt, n, k):
     """``(envelopes, (n0, n1))``: the table's envelopes and the stored output widths around
     ``n`` at reduction ``k``, or None."""
-    entry = _TABLES.get((chip, fmt))
+    entry = _TABLES.get((measured_chip(chip), fmt))
     if entry is None:
         return None
     tid = id(entry[1])
@@ -237,7 +252,7 @@ def trtllm_gemm_max_rows(chip, fmt, n, k):
 
 def trtllm_gemm_time(chip, fmt, m, n, k):
     """Seconds of TensorRT-LLM's ``Linear.forward`` of ``m`` rows, ``n`` outputs and ``k``
-    inputs on chip ``chip`` (its name) with weights stored in ``fmt`` (the model's part
+    inputs on chip ``chip`` (a ChipSpec or a name) with weights stored in ``fmt`` (the model's part
     format: ``bf16`` on B200/GB200, ``fp8-block128`` on H200; :data:`TRTLLM_B200_GEMM_BF16`,
     :data:`TRTLLM_H200_GEMM_FP8_BLOCK`): the lower envelope in ``m``, linear in ``m`` and in
     ``n`` between the stored points (``k`` stored exactly); ``None`` where nothing was
@@ -254,7 +269,7 @@ def trtllm_gemm_time(chip, fmt, m, n, k):
     >>> trtllm_gemm_time("b300", "bf16", 128, 7168, 16384) is None
     True
     """
-    m = _check_rows(m)
+    m = check_number("m", m, 1, rule=_ROWS)
     c = _gemm_corners(chip, fmt, n, k)
     if c is None:
         return None
@@ -278,10 +293,9 @@ def trtllm_mla_bmm_time(chip, fmt, op, heads, m, shape=MLA_BMM_SHAPE):
     >>> trtllm_mla_bmm_time("b200", "bf16", "pre", 64, 384) is None     # heads not stored
     True
     """
-    m = _check_rows(m)
-    if op not in ("pre", "post"):
-        raise SpecError(f"op must be 'pre' or 'post', got {op!r}")
-    entry = _TABLES.get((chip, fmt))
+    m = check_number("m", m, 1, rule=_ROWS)
+    check_choice(op, "op", ("pre", "post"))
+    entry = _TABLES.get((measured_chip(chip), fmt))
     if entry is None or tuple(shape) != MLA_BMM_SHAPE:
         return None
     env = _BMM_ENV[id(entry[2])].get((f"mla_gen_{op}", heads))
@@ -292,6 +306,7 @@ def trtllm_gemm_parameters(chip, fmt, uses):
     """The grid points :func:`trtllm_gemm_time` / :func:`trtllm_mla_bmm_time` read for
     ``uses``, ``(("gemm", m, n, k) | ("pre" | "post", m, heads), ...)``, as Parameters
     (seconds, the lower envelope's), for a step's list of the figures it used."""
+    chip = measured_chip(chip)
     entry = _TABLES.get((chip, fmt))
     if entry is None:
         return ()

@@ -26,9 +26,9 @@ kernel), under ``benchmark_with_power`` (a CUDA graph; on SM90 with ``enable_fla
 import bisect
 
 from fabric import Parameter
-from fabric._units import error_for, is_finite, show_value
+from fabric._units import check_number
 
-from ._gemm_measured import lower_envelope
+from ._gemm_measured import lower_envelope, measured_chip
 
 __all__ = [
     "MLA_GENERATION_HEADS",
@@ -307,7 +307,7 @@ MLA_GENERATION_HEADS = (128, 64, 32, 16)
 def _table(chip, kv_bytes, heads=128):
     """``(key, table)`` measured for ``chip`` with a KV cache of ``kv_bytes`` per element (2:
     BF16, 1: FP8) and ``heads`` query heads on the GPU, or None."""
-    return _TABLES_BY_HEADS.get(heads, {}).get(kv_bytes, {}).get(chip)
+    return _TABLES_BY_HEADS.get(heads, {}).get(kv_bytes, {}).get(measured_chip(chip))
 
 _SOURCES = {
     "b200": "ai-dynamo/aiconfigurator b200_sxm/mla/trtllm/1.2.0rc5/generation_mla_perf.parquet "
@@ -375,7 +375,7 @@ def _corners(env, batch, context):
 def mla_generation_time(chip, heads, kv_lora_rank, rope_dim, kv_bytes, batch, context):
     """Seconds of TensorRT-LLM's MLA generation attention op (rope + cache append and the
     attention kernel) for ``batch`` sequences of ``context`` cached tokens and one new token
-    each, on chip ``chip`` (its name) with ``heads`` query heads on the GPU, from the chip's
+    each, on chip ``chip`` (or its name) with ``heads`` query heads on the GPU, from the chip's
     table (:data:`TRTLLM_B200_MLA_GENERATION_BF16` for B200 and GB200,
     :data:`TRTLLM_H200_MLA_GENERATION_BF16` for H200; with an FP8 KV cache, ``kv_bytes`` 1,
     :data:`TRTLLM_B200_MLA_GENERATION_FP8KV` for B200 and GB200): bilinear in batch and context
@@ -402,10 +402,8 @@ def mla_generation_time(chip, heads, kv_lora_rank, rope_dim, kv_bytes, batch, co
     >>> mla_generation_time("b200", 24, 512, 64, 2, 1, 2047) is None          # not measured
     True
     """
-    for name, v in (("batch", batch), ("context", context)):
-        if not is_finite(v) or not v >= 0:
-            raise error_for(v, f"{name} must be a number >= 0, got {show_value(v)}")
-    batch, context = float(batch), float(context)   # a numpy float32 as the number it is
+    # floats: a numpy float32 computes as the number it is
+    batch, context = check_number("batch", batch), check_number("context", context)
     table = _table(chip, kv_bytes, heads)
     if table is None or (kv_lora_rank, rope_dim) != MLA_GENERATION_SHAPE[1:]:
         return None
@@ -489,7 +487,8 @@ def mla_context_max_isl(chip, kv_bytes):
     >>> mla_context_max_isl("gb200", 1), mla_context_max_isl("h200", 1)
     (16384, None)
     """
-    env = _CONTEXT_ENVELOPES.get((_CONTEXT_CHIPS.get(chip), {2: "bf16", 1: "fp8"}.get(kv_bytes)))
+    env = _CONTEXT_ENVELOPES.get((_CONTEXT_CHIPS.get(measured_chip(chip)),
+                                  {2: "bf16", 1: "fp8"}.get(kv_bytes)))
     return None if env is None else env[-1][0]
 
 
@@ -509,10 +508,8 @@ def mla_context_time(chip, heads, kv_lora_rank, rope_dim, kv_bytes, isl):
     >>> round(mla_context_time("b200", 128, 512, 64, 2, 32) * 1e6, 2)  # 64 tokens' 15.17 us
     15.17
     """
-    if not is_finite(isl) or not isl >= 1:
-        raise error_for(isl, f"isl must be a number of tokens >= 1, got {show_value(isl)}")
-    isl = float(isl)
-    key = (_CONTEXT_CHIPS.get(chip), {2: "bf16", 1: "fp8"}.get(kv_bytes))
+    isl = check_number("isl", isl, 1, " tokens")
+    key = (_CONTEXT_CHIPS.get(measured_chip(chip)), {2: "bf16", 1: "fp8"}.get(kv_bytes))
     env = _CONTEXT_ENVELOPES.get(key)
     if env is None or (heads, kv_lora_rank, rope_dim) != MLA_GENERATION_SHAPE:
         return None

@@ -7,8 +7,8 @@ system.
 
 Software, said in the table and the text: the step is replayed as a CUDA graph (as
 every serving framework runs decode), the tensor-parallel collectives go through
-``analysis.cost``'s default runtime (asked explicitly: :func:`report_decode_settings`), and dispatch/combine through a named MoE exchange
-kernel (:func:`_exchange_kernel`): DeepEP's low-latency kernels where the expert ranks
+``analysis.cost``'s default runtime (asked explicitly: :func:`report_decode_settings`), and
+dispatch/combine through a named MoE exchange kernel (:func:`_exchange_kernel`): DeepEP's low-latency kernels where the expert ranks
 span servers joined by NICs (what DeepSeek serves decode with), one-sided
 symmetric-memory kernels inside one load/store domain (TensorRT-LLM's NVLinkOneSided
 class; what Co-Fabric's symmetric memory offers).

@@ -155,16 +155,24 @@ def test_a_spec_where_a_fabric_is_due_says_what_builds_it(call):
 
 def test_moe_module_time_takes_a_chip_as_its_name():
     """A ChipSpec was looked up as a key and gave None ('nothing measured') silently; now it
-    is read by its name, in _module_key (a name is taken as given: a user's own chip, e.g.
-    the suite's 'toy', has nothing measured)."""
+    is read by its name, in _module_key. A user's own chip, e.g. the suite's 'toy', has
+    nothing measured: given as its ChipSpec (as the decode step passes it); a name no chip
+    has is refused since session 37 (older-b's finding 10: one rule for every measured
+    table, _gemm_measured.measured_chip; 'toy' was read as given, as a misspelt 'b2000'
+    was, silently 'nothing measured')."""
+    import dataclasses
+
     from analysis import moe_module_time
     from analysis._gemm import MEASURED_MOE_SHAPE
-    from fabric import chip_spec
+    from fabric import SpecError, chip_spec
     args = ("fp4", MEASURED_MOE_SHAPE, 1, 8, 16)
     by_name = moe_module_time("b200", *args, backend="trtllm")
     assert by_name is not None
     assert moe_module_time(chip_spec("b200"), *args, backend="trtllm") == by_name
-    assert moe_module_time("toy", *args, backend="trtllm") is None
+    toy = dataclasses.replace(chip_spec("b200"), name="toy")
+    assert moe_module_time(toy, *args, backend="trtllm") is None
+    with pytest.raises(SpecError, match="unknown chip 'toy'"):
+        moe_module_time("toy", *args, backend="trtllm")
 
 
 def test_a_refused_byte_count_is_named():

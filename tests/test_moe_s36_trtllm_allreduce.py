@@ -105,7 +105,7 @@ def test_a_step_prices_each_tp_all_reduce_at_the_op(b200):
 def test_bad_input_is_named():
     with pytest.raises(TypeError, match="ranks must be an integer"):
         trtllm_all_reduce_time("b200", True, 14336)
-    with pytest.raises(TypeError, match="chip must be a chip's name"):
+    with pytest.raises(TypeError, match="chip must be a chip name or a fabric.ChipSpec"):
         trtllm_all_reduce_time(5, 8, 14336)
     with pytest.raises(ValueError, match="nbytes"):
         trtllm_all_reduce_time("b200", 8, -1)

@@ -53,6 +53,9 @@ def test_one_collective_label_for_the_step_and_the_cli():
         assert collective_label(e.function) == label and collective_holds_starts(e.function)
         assert e.phrase in runtime_text(label)
     assert collective_label(analysis.cost) == "cost"      # a caller's function: its name
+    for bad in (None, 5):                  # nothing to name: not a silent 'NoneType' / 'int'
+        with pytest.raises(TypeError, match=r"^collective must be a cost function"):
+            collective_label(bad)
 
 
 def test_a_callers_function_of_an_engine_ops_name_is_not_taken_for_it():
@@ -153,3 +156,29 @@ def test_a_step_lists_the_measured_all_reduce_points_it_read():
     assert all(p.unit == "s" and "custom_allreduce_perf" in p.source for p in points)
     asked = analysis.decode_step(DECODE_MODELS[0], f, runtime="nccl", **kw)
     assert not any(p.name.startswith("decode.trtllm_allreduce.") for p in asked.parameters)
+
+
+def test_measured_tables_read_their_chip_by_one_rule():
+    # older-b's finding 10: three rules: a misspelt name read silently as 'nothing measured'
+    # (the step then fell back to its roofline), a ChipSpec refused or read as nothing
+    import dataclasses
+
+    from analysis._engine_allreduce import trtllm_all_reduce_time
+    from analysis._gemm import grouped_gemm_rate, moe_module_time
+    from analysis._gemm_measured import trtllm_gemm_time
+    from analysis._mla_measured import mla_context_time, mla_generation_time
+    from fabric import chip_spec
+
+    readers = (lambda c: grouped_gemm_rate(c, "fp4", 96),
+               lambda c: moe_module_time(c, "fp4", (7168, 2048, 256, 8), 1, 8, 64),
+               lambda c: trtllm_gemm_time(c, "bf16", 512, 7168, 16384),
+               lambda c: mla_context_time(c, 128, 512, 64, 2, 1024),
+               lambda c: mla_generation_time(c, 128, 512, 64, 2, 8, 1024),
+               lambda c: trtllm_all_reduce_time(c, 8, 14336))
+    b200 = chip_spec("b200")
+    mine = dataclasses.replace(b200, name="mine")     # a user's own chip: nothing measured
+    for read in readers:
+        assert read(b200) == read("b200") and read(mine) is None
+        with pytest.raises(SpecError, match=r"^unknown chip 'b2OO'"):
+            read("b2OO")
+    assert trtllm_all_reduce_time(b200, 8, 14336) is not None

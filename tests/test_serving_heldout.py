@@ -72,7 +72,10 @@ _ALIGNED = (". The steady state had read 14-39% fast because it prefills each ra
             "shrinks ~dp-fold; the measured runs fit aligned waves (H200 1151: 912.7 s / 5 "
             "waves = 182.5 s vs its 181.5 s mean request latency; B200: 2,766.7 s / 16 = 172.9 "
             "vs 172.3 s), so the model's step at 128-896 requests a rank reads ~2x short: not "
-            "found why (models s19-s20, docs/sources.md)")
+            "found why (models s19-s20, docs/sources.md). The client side is trtllm-bench's "
+            "code, not assumed: every request enqueued at once, --concurrency's semaphore "
+            "sending the next on each completion, each latency timed from its send (session "
+            "37, docs/sources.md s.8)")
 
 #: Expressible rows outside 25% today, and what is seen of why (each says whether the model is
 #: too fast or too slow).
