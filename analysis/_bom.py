@@ -40,7 +40,7 @@ import numpy as np
 
 from fabric import MEDIA, Parameter, SpecError, chip_power, hardware_costs, rack_chips
 from fabric._fabric_arg import fabric_arg
-from fabric._units import error_for, is_finite, show_value
+from fabric._units import check_number
 
 __all__ = ["BillOfMaterials", "bill_of_materials"]
 
@@ -236,10 +236,8 @@ def bill_of_materials(f, book="street-2026", *, rack_chips_factor=1.0):
                             f"marked degraded without the fabric it was made from; price the "
                             f"intact fabric")
         return bill_of_materials(f.intact, book, rack_chips_factor=rack_chips_factor)
-    if not (is_finite(rack_chips_factor) and rack_chips_factor > 0):    # 10**5000: is finite
-        raise error_for(rack_chips_factor, f"rack_chips_factor must be a positive number, got "
-                                           f"{show_value(rack_chips_factor)}")
-    rack_chips_factor = float(rack_chips_factor)    # a Fraction has no :g format below
+    # a float: a Fraction has no :g format below
+    rack_chips_factor = check_number("rack_chips_factor", rack_chips_factor, 0, strict=True)
     book = hardware_costs(book)
     G = f.graph
     density = rack_chips(f, book)

@@ -104,6 +104,7 @@ from fabric._units import (
     is_finite,
     is_real,
     kind_error,
+    sequence_of,
     show_value,
 )
 
@@ -1812,8 +1813,9 @@ def cost_sizes(fabric, op, sizes, algorithm="auto", runtime=None, ranks=None, tr
 
     Parameters
     ----------
-    sizes : sequence of float
-        Bytes per rank, one result each (as :func:`cost` reads ``nbytes``).
+    sizes : sequence of float or str
+        Bytes per rank, one result each (as :func:`cost` reads ``nbytes``); not a set (its
+        order is its hashes').
     fabric, op, algorithm, runtime, ranks, transport, overlap, ops_per_launch
         As for :func:`cost`.
     devices_per_process, iterations, blocking
@@ -1836,4 +1838,5 @@ def cost_sizes(fabric, op, sizes, algorithm="auto", runtime=None, ranks=None, tr
                  transport=transport, overlap=overlap, ops_per_launch=ops_per_launch,
                  devices_per_process=devices_per_process, iterations=iterations,
                  blocking=blocking)
-            for s in sizes]
+            # a sequence: 5 or None was Python's "not iterable", a set costed in hash order
+            for s in sequence_of(sizes, "sizes", "sizes (bytes, or text such as '1KiB')")]

@@ -151,12 +151,11 @@ from fabric._runtime import release_on
 from fabric._schema import MAX_BYTES
 from fabric._transport import transport_arg
 from fabric._units import (
+    check_choice,
     check_count,
     check_fraction,
     check_number,
-    error_for,
     flag_of,
-    is_finite,
     is_numeral,
     kind_error,
     show_value,
@@ -1157,17 +1156,13 @@ def expert_activation(experts, k, tokens, skew=0.0):
     >>> pick.tolist(), active.tolist()
     ([0.5, 0.5, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5])
     """
-    if not (is_finite(skew) and skew >= 0):
-        # a bool is not an exponent (True read as 1), nor is a string
-        raise error_for(skew, f"skew must be a finite number >= 0, got skew={show_value(skew)}")
+    check_number("skew", skew)      # a bool is not an exponent (True read as 1), nor a string
     experts = check_count(experts, "experts", 1, "an integer >= 1 (routed experts)")
     if check_count(k, "k", 0, f"an integer between 0 and experts ({experts})") > experts:
         raise SpecError(f"k must be an integer between 0 and experts ({experts}), got "
                         f"k={show_value(k)}")
-    if not (is_finite(tokens) and tokens >= 0):
-        # a negative count would make an expert more than certainly active
-        raise error_for(tokens, f"tokens must be a finite number >= 0 (tokens routed), got "
-                                f"tokens={show_value(tokens)}")
+    # a negative count would make an expert more than certainly active
+    check_number("tokens", tokens, tail=" (tokens routed)")
     experts, k = int(experts), int(k)
     check_length(experts, f"experts={show_value(experts)}")     # one probability per expert
     if skew == 0:
@@ -3265,9 +3260,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
               trtllm_release=None):
     """Check every input of :func:`decode_step` (clear errors) and resolve the defaults."""
     m = model_config(model)
-    if moe_backend not in MOE_BACKENDS:
-        raise SpecError(f"moe_backend must be one of {', '.join(MOE_BACKENDS)}, got "
-                        f"{show_value(moe_backend)}")
+    check_choice(moe_backend, "moe_backend", MOE_BACKENDS)
     if trtllm_release is not None:
         trtllm_release = check_trtllm_release(trtllm_release, engine)
     draft = flag_of(draft, "draft")

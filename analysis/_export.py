@@ -19,7 +19,7 @@ Examples
 import json
 
 from fabric._fabric_arg import fabric_arg
-from fabric._units import show_value, text_of
+from fabric._units import check_choice
 
 __all__ = ["EXPORT_FORMATS", "export_graph", "node_link"]
 
@@ -112,10 +112,10 @@ def export_graph(f, path, fmt=None):
 
     f = fabric_arg(f, "f")      # before the file is opened: a spec wrote an empty file
     file_name(path)             # a NUL: SpecError naming it, not open's ValueError
+    what = "fmt"
     if fmt is None:
-        fmt = str(path).rsplit(".", 1)[-1].lower()
-    if text_of(fmt, "fmt") not in EXPORT_FORMATS:      # a kind first (TypeError), then the set
-        raise ValueError(f"format must be one of {EXPORT_FORMATS}, got {show_value(fmt)}")
+        fmt, what = str(path).rsplit(".", 1)[-1].lower(), "the path's suffix (fmt=None)"
+    check_choice(fmt, what, EXPORT_FORMATS)
     if fmt == "json":
         with open(path, "w", encoding="utf-8") as fh:
             json.dump(node_link(f), fh, indent=1, sort_keys=True)

@@ -30,7 +30,7 @@ import math
 
 from fabric._fabric_arg import fabric_arg
 from fabric._schema import bandwidth_fault, latency_fault
-from fabric._units import check_count, error_for, is_finite, show_value, text_of
+from fabric._units import check_choice, check_count, check_number
 
 from ._bom import bill_of_materials
 
@@ -69,11 +69,8 @@ def scale_links(f, bandwidth=1.0, latency=1.0):
     f = fabric_arg(f, "f")
     import networkx as nx
 
-    for name, value in (("bandwidth", bandwidth), ("latency", latency)):
-        if not (is_finite(value) and value > 0):
-            raise error_for(value, f"{name} must be a positive finite factor, "
-                                   f"got {show_value(value)}", ValueError)
-    bandwidth, latency = float(bandwidth), float(latency)
+    bandwidth, latency = (check_number(name, value, 0, strict=True, tail=" (a factor)")
+                          for name, value in (("bandwidth", bandwidth), ("latency", latency)))
     if bandwidth == 1.0 and latency == 1.0:
         return f
     G = nx.Graph(f.graph)
@@ -130,12 +127,9 @@ def equalize(f, target, basis="cost", book="street-2026"):
     >>> round(s, 3), g.name
     (2.0, 'nvl72 (bandwidth x2)')
     """
-    if text_of(basis, "basis") not in _BASES:        # a kind first (TypeError), then the set
-        raise ValueError(f"basis must be one of {_BASES}, got {show_value(basis)}")
-    if not (is_finite(target) and target > 0):
-        raise error_for(target, f"target must be a positive finite {basis} per "
-                                f"chip, got {show_value(target)}", ValueError)
-    target = float(target)      # a numpy float16 or float32 computes as the number it is
+    check_choice(basis, "basis", _BASES)
+    # a float: a numpy float16 or float32 computes as the number it is
+    target = check_number("target", target, 0, f" ({basis} per chip)", strict=True)
     c1 = _per_chip(f, basis, book)
     c2 = _per_chip(scale_links(f, 2.0), basis, book)
     slope = c2 - c1

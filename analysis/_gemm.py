@@ -61,9 +61,9 @@ True
 
 import itertools
 
-from fabric import GENERATIONS, Parameter, SpecError, chip_spec
+from fabric import GENERATIONS, Parameter, chip_spec
 from fabric._chips import check_math_format
-from fabric._units import error_for, is_finite, show_value, text_of
+from fabric._units import check_choice, check_number
 
 from ._gemm_measured import lower_envelope, measured_chip
 from ._models import WEIGHT_FORMATS
@@ -80,6 +80,10 @@ __all__ = ["DECODE_GEMM_HBM_EFFICIENCY", "DECODE_GEMM_K_FLOOR", "DEEPGEMM_H800_F
 #: Kinds of GEMM with their own efficiency: plain GEMMs, the grouped GEMMs of the routed
 #: experts in decode (masked layout) and in prefill (contiguous layout).
 GEMM_KINDS = ("dense", "grouped", "contiguous")
+
+#: The rule of a grouped GEMM's rows per group (a float: a numpy float32 computes as the
+#: number it is; an average over experts need not be whole).
+_ROWS = "a finite number of rows per group >= 0"
 
 _DEEPGEMM_SOURCE = ("deepseek-ai/DeepGEMM README performance tables at commit 327ec92 "
                     "(2025-04-09): FP8 GEMMs on DeepSeek-V3/R1 shapes, H800 SXM5, NVCC 12.8")
@@ -151,9 +155,7 @@ GEMM_COMPUTE_EFFICIENCY = {("hopper", "fp8", kind): _deepgemm(kind) for kind in 
 def _check_format(generation, math):
     """Refuse a ``generation`` or math format the GEMM tables do not know, by name (a
     misspelt one is an error, not "none published")."""
-    if generation is not None and text_of(generation, "generation") not in GENERATIONS:
-        raise SpecError(f"generation must be one of {GENERATIONS} or None, got "
-                        f"{show_value(generation)}")
+    check_choice(generation, "generation", GENERATIONS, optional=True)
     check_math_format(math)
 
 
@@ -183,11 +185,10 @@ def gemm_compute_efficiency(generation, math, kind):
     >>> gemm_compute_efficiency("hoper", "fp8", "dense")
     Traceback (most recent call last):
     ...
-    fabric.SpecError: generation must be one of ('hopper', 'blackwell') or None, got 'hoper'
+    fabric.SpecError: generation must be one of hopper, blackwell or None, got 'hoper'
     """
     _check_format(generation, math)
-    if text_of(kind, "GEMM kind") not in GEMM_KINDS:      # a kind first (TypeError), then the set
-        raise SpecError(f"GEMM kind must be one of {GEMM_KINDS}, got {show_value(kind)}")
+    check_choice(kind, "GEMM kind", GEMM_KINDS)
     return GEMM_COMPUTE_EFFICIENCY.get((generation, math, kind))
 
 
@@ -250,9 +251,7 @@ def grouped_gemm_efficiency(generation, math, rows):
     True
     """
     _check_format(generation, math)
-    if not is_finite(rows) or not rows >= 0:
-        raise error_for(rows, f"rows per group must be a number >= 0, got {show_value(rows)}")
-    rows = float(rows)      # a numpy float32 computes as the number it is
+    rows = check_number("rows", rows, rule=_ROWS)
     table = GROUPED_GEMM_EFFICIENCY_BY_ROWS.get((generation, math))
     if table is None:
         return None
@@ -398,9 +397,7 @@ def grouped_gemm_rate(chip, math, rows):
     (True, True)
     """
     check_math_format(math)
-    if not is_finite(rows) or not rows >= 0:
-        raise error_for(rows, f"rows per group must be a number >= 0, got {show_value(rows)}")
-    rows = float(rows)
+    rows = check_number("rows", rows, rule=_ROWS)
     chip = measured_chip(chip)         # a ChipSpec or a misspelt name was 'none published'
     table = GROUPED_GEMM_TIME_BY_ROWS.get((chip, math))
     if table is None or rows < table[0][0]:
@@ -491,11 +488,9 @@ _MOE_MODULE_ENVELOPES = {(key, lay): lower_envelope(pts)
 
 def _module_key(chip, math, backend, shape, etp, ep, tokens):
     """The table key and envelope :func:`moe_module_time` reads, or None."""
-    if backend not in MOE_BACKENDS:
-        raise SpecError(f"moe_backend must be one of {MOE_BACKENDS}, got {show_value(backend)}")
+    check_choice(backend, "moe_backend", MOE_BACKENDS)
     check_math_format(math)
-    if not is_finite(tokens) or not tokens >= 0:
-        raise error_for(tokens, f"tokens must be a number >= 0, got {show_value(tokens)}")
+    check_number("tokens", tokens)
     chip = measured_chip(chip)          # a misspelt name was 'none measured', silently
     key = (_MOE_MODULE_CHIPS.get(chip), math, backend)
     env = _MOE_MODULE_ENVELOPES.get((key, (etp, ep)))

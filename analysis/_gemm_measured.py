@@ -36,8 +36,8 @@ faster than 1.2.0rc5's is named in each Parameter.
 
 import bisect
 
-from fabric import Parameter, SpecError, chip_spec
-from fabric._units import error_for, is_real, show_value
+from fabric import Parameter, chip_spec
+from fabric._units import check_choice, check_number
 
 __all__ = [
     "MLA_BMM_SHAPE",
@@ -200,12 +200,10 @@ def _at(env, m):
     return _lerp(m0, m1, t0, t1, m)
 
 
-def _check_rows(m):
-    """``m`` as a float (a numpy float32 computes as the number it is) if it is a number of
-    rows >= 1, else a SpecError."""
-    if not is_real(m) or not m >= 1:
-        raise error_for(m, f"m must be a number of rows >= 1, got {show_value(m)}")
-    return float(m)
+#: The rule of a GEMM's row count ``m``: a float (a numpy float32 computes as the number it
+#: is; 1.5 rows is a point between two measured ones), finite: m=inf passed and 10**400 raised
+#: a bare OverflowError when this was written out with is_real (session 37).
+_ROWS = "a finite number of rows >= 1"
 
 
 def measured_chip(chip, optional=False):
@@ -271,7 +269,7 @@ def trtllm_gemm_time(chip, fmt, m, n, k):
     >>> trtllm_gemm_time("b300", "bf16", 128, 7168, 16384) is None
     True
     """
-    m = _check_rows(m)
+    m = check_number("m", m, 1, rule=_ROWS)
     c = _gemm_corners(chip, fmt, n, k)
     if c is None:
         return None
@@ -295,9 +293,8 @@ def trtllm_mla_bmm_time(chip, fmt, op, heads, m, shape=MLA_BMM_SHAPE):
     >>> trtllm_mla_bmm_time("b200", "bf16", "pre", 64, 384) is None     # heads not stored
     True
     """
-    m = _check_rows(m)
-    if op not in ("pre", "post"):
-        raise SpecError(f"op must be 'pre' or 'post', got {op!r}")
+    m = check_number("m", m, 1, rule=_ROWS)
+    check_choice(op, "op", ("pre", "post"))
     entry = _TABLES.get((measured_chip(chip), fmt))
     if entry is None or tuple(shape) != MLA_BMM_SHAPE:
         return None

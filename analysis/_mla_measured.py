@@ -26,7 +26,7 @@ kernel), under ``benchmark_with_power`` (a CUDA graph; on SM90 with ``enable_fla
 import bisect
 
 from fabric import Parameter
-from fabric._units import error_for, is_finite, show_value
+from fabric._units import check_number
 
 from ._gemm_measured import lower_envelope, measured_chip
 
@@ -402,10 +402,8 @@ def mla_generation_time(chip, heads, kv_lora_rank, rope_dim, kv_bytes, batch, co
     >>> mla_generation_time("b200", 24, 512, 64, 2, 1, 2047) is None          # not measured
     True
     """
-    for name, v in (("batch", batch), ("context", context)):
-        if not is_finite(v) or not v >= 0:
-            raise error_for(v, f"{name} must be a number >= 0, got {show_value(v)}")
-    batch, context = float(batch), float(context)   # a numpy float32 as the number it is
+    # floats: a numpy float32 computes as the number it is
+    batch, context = check_number("batch", batch), check_number("context", context)
     table = _table(chip, kv_bytes, heads)
     if table is None or (kv_lora_rank, rope_dim) != MLA_GENERATION_SHAPE[1:]:
         return None
@@ -510,9 +508,7 @@ def mla_context_time(chip, heads, kv_lora_rank, rope_dim, kv_bytes, isl):
     >>> round(mla_context_time("b200", 128, 512, 64, 2, 32) * 1e6, 2)  # 64 tokens' 15.17 us
     15.17
     """
-    if not is_finite(isl) or not isl >= 1:
-        raise error_for(isl, f"isl must be a number of tokens >= 1, got {show_value(isl)}")
-    isl = float(isl)
+    isl = check_number("isl", isl, 1, " tokens")
     key = (_CONTEXT_CHIPS.get(measured_chip(chip)), {2: "bf16", 1: "fp8"}.get(kv_bytes))
     env = _CONTEXT_ENVELOPES.get(key)
     if env is None or (heads, kv_lora_rank, rope_dim) != MLA_GENERATION_SHAPE:

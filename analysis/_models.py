@@ -126,11 +126,10 @@ from fabric import Parameter, SpecError
 from fabric._chips import check_math_format
 from fabric._system import read_text, read_toml
 from fabric._units import (
+    check_choice,
     check_count,
     check_number,
-    error_for,
     flag_of,
-    is_finite,
     kind_error,
     show_value,
     text_of,
@@ -149,11 +148,9 @@ def _set_ints(obj, names, minimum):
 
 
 def _format(name, what):
-    fmt = WEIGHT_FORMATS.get(text_of(name, what, optional=True))
-    if fmt is None:
-        raise SpecError(f"{what} must be one of {sorted(WEIGHT_FORMATS)} or None, got "
-                        f"{show_value(name)}")
-    return fmt
+    """The :data:`WEIGHT_FORMATS` record of a format field ``what`` given (not None: a caller
+    asks only a field that is set; the message says None is also a value of the field)."""
+    return WEIGHT_FORMATS[check_choice(name, what, WEIGHT_FORMATS, optional=True)]
 
 
 def _agree(bytes_name, value, fmt_name, name):
@@ -215,13 +212,11 @@ class WeightFormat:
         text_of(self.name, "weight format name")
         for f in ("source", "math", "math_source"):
             text_of(getattr(self, f), f"weight format {show_value(self.name)}: {f}")
-        for f, lo in (("bits", 0.0), ("scale_bits", None)):
-            v = getattr(self, f)
-            if not is_finite(v) or (v <= lo if lo is not None else v < 0):
-                rule = "> 0" if lo is not None else ">= 0"
-                raise error_for(v, f"weight format {show_value(self.name)}: {f} must be a "
-                                   f"finite number {rule}, got {show_value(v)}")
-            object.__setattr__(self, f, float(v))     # np.float16 would compute as one
+        for f, strict in (("bits", True), ("scale_bits", False)):
+            # a float: np.float16 would compute as one
+            object.__setattr__(self, f, check_number(
+                f, getattr(self, f), 0, strict=strict,
+                tail=f" (weight format {show_value(self.name)})"))
         object.__setattr__(self, "group", check_count(
             self.group, "group", 1, f"an integer >= 1 (weight format {show_value(self.name)})"))
         check_math_format(self.math, f"weight format {show_value(self.name)}: math")
@@ -236,6 +231,9 @@ class WeightFormat:
 #: (:meth:`MoEModel.part_bytes`, which gives the sources): the router gates, the output head and
 #: the input embedding.
 UNQUANTIZED_PARTS = ("router", "head", "embedding")
+#: The parts :meth:`MoEModel.part_format` and :meth:`MoEModel.part_bytes` answer for.
+_FORMAT_PARTS = ("attention", "ffn", "experts", "router", "head", "scores")
+_BYTES_PARTS = ("attention", "ffn", "experts", *UNQUANTIZED_PARTS)
 
 #: Weight formats by name (sources in each record and in the module docstring).
 _FP8_MATH = ("W8A8: activations quantized to FP8 on the fly and the GEMM run on FP8 tensor "
@@ -723,19 +721,15 @@ class MoEModel:
         >>> m.part_format("attention"), m.part_format("router")
         ('fp8-block128', None)
         """
-        if part in ("router", "head", "scores"):
+        if check_choice(part, "part", _FORMAT_PARTS) in ("router", "head", "scores"):
             return None
         if part == "attention":
             return self.weight_format
         if part == "ffn":
             return (self.ffn_format if self.ffn_format is not None else
                     self.weight_format if self.ffn_weight_bytes is None else None)
-        if part == "experts":
-            return (self.expert_format if self.expert_format is not None else
-                    self.weight_format if self.expert_weight_bytes == self.weight_bytes
-                    else None)
-        raise SpecError(f"part must be one of attention, ffn, experts, router, head, "
-                        f"scores; got {show_value(part)}")
+        return (self.expert_format if self.expert_format is not None else
+                self.weight_format if self.expert_weight_bytes == self.weight_bytes else None)
 
     # -- structure --------------------------------------------------------------------
 
@@ -920,16 +914,13 @@ class MoEModel:
         >>> [m.part_bytes(p) for p in ("attention", "experts", "router", "head", "embedding")]
         [1.000244140625, 1.000244140625, 2.0, 2.0, 2.0]
         """
-        if part in UNQUANTIZED_PARTS:
+        if check_choice(part, "part", _BYTES_PARTS) in UNQUANTIZED_PARTS:
             return WEIGHT_FORMATS["bf16"].bytes_per_weight
         if part == "attention":
             return self.weight_bytes
         if part == "ffn":
             return self.ffn_bytes_per_weight
-        if part == "experts":
-            return self.expert_weight_bytes
-        raise SpecError(f"part must be one of attention, ffn, experts, "
-                        f"{', '.join(UNQUANTIZED_PARTS)}; got {show_value(part)}")
+        return self.expert_weight_bytes
 
     @property
     def kv_bytes_per_token(self):

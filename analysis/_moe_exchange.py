@@ -260,7 +260,6 @@ from fabric._transport import transport_arg
 from fabric._units import (
     check_count,
     check_number,
-    error_for,
     flag_of,
     is_finite,
     is_int,
@@ -1146,10 +1145,8 @@ class MoEExchange:
 # -- the model ----------------------------------------------------------------------------
 
 def _token_bytes(value, hidden, name):
-    if not (is_finite(value) and value > 0):
-        raise error_for(value, f"{name} must be a number of bytes > 0, got "
-                               f"{name}={show_value(value)}")
-    return float(value) * hidden if value <= _MAX_ELEMENT_BYTES else float(value)
+    value = check_number(name, value, 0, strict=True, rule="a finite number of bytes > 0")
+    return value * hidden if value <= _MAX_ELEMENT_BYTES else value
 
 
 def _payloads(value, hidden, name):
@@ -1619,12 +1616,9 @@ def check_background(nic_background):
     >>> check_background(True)
     Traceback (most recent call last):
     ...
-    TypeError: nic_background must be bytes/s >= 0, got True (a bool)
+    TypeError: nic_background must be a finite number >= 0 bytes/s, got nic_background=True (a bool)
     """
-    if not (is_finite(nic_background) and nic_background >= 0):
-        raise error_for(nic_background, f"nic_background must be bytes/s >= 0, got "
-                                        f"{show_value(nic_background)}")
-    return float(nic_background)
+    return check_number("nic_background", nic_background, unit=" bytes/s")
 
 
 def check_collective(collective):
@@ -1959,11 +1953,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         import analysis  # the decode model's Parameter, through the package
         gap = analysis.GRAPH_KERNEL_OVERHEAD.value
         params = params + (analysis.GRAPH_KERNEL_OVERHEAD,)
-    elif not (is_finite(kernel_gap) and kernel_gap >= 0):
-        raise error_for(kernel_gap, f"kernel_gap must be seconds >= 0, got "
-                                    f"{show_value(kernel_gap)}")
     else:
-        gap = float(kernel_gap)
+        gap = check_number("kernel_gap", kernel_gap, unit=" seconds")
     gaps_d = max(kern.kernels[0] - 1, 0) * gap
     gaps_c = max(kern.kernels[1] - 1, 0) * gap
     # one block's serial chain, at the latencies of the GPU generation that runs it

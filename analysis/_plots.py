@@ -25,7 +25,7 @@ import numpy as np
 from fabric import format_size
 from fabric._arrays import real_array
 from fabric._fabric_arg import fabric_arg
-from fabric._units import kind_error, show_value, text_of
+from fabric._units import check_choice, check_number, kind_error, sequence_of, show_value, text_of
 
 __all__ = [
     "palette",
@@ -89,10 +89,14 @@ def system_colors(systems):
     ...     _color_of("b load/store", 0) == palette()[1]
     True
     """
+    # a sequence of names: a set gave each system a colour by its hash (another colour from
+    # one PYTHONHASHSEED to the next), one name was read letter by letter
+    systems = [text_of(n, f"systems[{i}]")
+               for i, n in enumerate(sequence_of(systems, "systems", "system names"))]
     old = dict(_SYSTEM_COLORS)
     pal = _palette()
     _SYSTEM_COLORS.clear()
-    _SYSTEM_COLORS.update({str(n): pal[i % len(pal)] for i, n in enumerate(systems)})
+    _SYSTEM_COLORS.update({n: pal[i % len(pal)] for i, n in enumerate(systems)})
     try:
         yield
     finally:
@@ -174,15 +178,37 @@ def _rows_by(rows, keys):
     return groups
 
 
-def _check_rows(rows, needed, what):
-    rows = list(rows)
-    if not rows:
+def _check_rows(rows, needed, what, *, empty=False):
+    """``rows`` as a list of the tidy rows (mappings) a row plot ``what`` draws, each holding
+    the ``needed`` keys (those a caller names checked first: :func:`_row_keys`); else a
+    TypeError for a wrong kind (5 was Python's "not iterable", a row that is no mapping
+    "argument of type 'int' is not iterable") or a ValueError naming what a row lacks, or
+    that there is no row (unless ``empty``: a plot that draws its frame without rows)."""
+    rows = sequence_of(rows, f"{what}: rows", "rows (dicts of key -> value)")
+    if not rows and not empty:
         raise ValueError(f"{what}: no rows to plot")
     for i, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            raise kind_error(row, f"{what}: rows[{i}]", "a dict of key -> value (one row)")
         missing = [k for k in needed if k not in row]
         if missing:
-            raise ValueError(f"{what}: row {i} lacks {missing}; each row needs {list(needed)}")
+            raise ValueError(f"{what}: row {i} lacks {show_value(missing)}; each row needs "
+                             f"{show_value(list(needed))}")
     return rows
+
+
+def _row_keys(keys, name):
+    """``keys``, the row keys a caller names (``group``), as a list of str: a sequence (one
+    key given bare was read letter by letter, a set in its hash order), each a str (a list
+    among them was 'unhashable')."""
+    return [text_of(k, f"{name}[{i}]")
+            for i, k in enumerate(sequence_of(keys, name, "row keys (str)"))]
+
+
+def _display_unit(scale, unit_name, name="scale"):
+    """A plot's display unit: the factor values are divided by (a finite number > 0: a
+    string was "unsupported operand", nan drew nothing) and its name (a str)."""
+    return check_number(name, scale, 0, strict=True), text_of(unit_name, "unit_name")
 
 
 # -- topology drawings ---------------------------------------------------------------
@@ -518,6 +544,8 @@ def plot_latency_cdf(samples, ax=None, *, unit=1e-6, unit_name="\u00b5s", xlabel
     if not isinstance(samples, Mapping):     # one curve's array: a label names each curve
         raise kind_error(samples, "samples", "a mapping of label -> latencies "
                                              "(e.g. {'load/store': [...]})")
+    unit, unit_name = _display_unit(unit, unit_name, "unit")
+    xlabel = text_of(xlabel, "xlabel")
     if not samples:
         raise ValueError("samples: nothing to plot")
     curves = []
@@ -646,9 +674,8 @@ def plot_collective_sweep(rows, ax=None, *, metric="time", group=("system", "alg
     (1, 'log')
     >>> plt.close(ax.figure)
     """
-    if text_of(metric, "metric") not in ("time", "busbw", "algbw"):     # a kind, then the set
-        raise ValueError(f"metric must be 'time', 'busbw' or 'algbw', got "
-                         f"metric={show_value(metric)}")
+    check_choice(metric, "metric", ("time", "busbw", "algbw"))
+    group = _row_keys(group, "group")
     rows = _check_rows(rows, ("size", metric, *group), "plot_collective_sweep")
     ax = _new_axes(ax)
     scale = 1e-6 if metric == "time" else 1e9
@@ -755,7 +782,8 @@ def plot_ratio(rows, ax=None, *, group=("label",), reference=None, reference_lab
     rows : iterable of mapping
         Tidy rows with ``"size"``, ``"ratio"`` and the ``group`` keys.
     reference : float, optional
-        A horizontal line (for example a claimed speed-up) drawn for comparison.
+        A horizontal line (for example a claimed speed-up) drawn for comparison; > 0 (the
+        ratio's axis is logarithmic).
     reference_label : str, optional
     ylabel : str
     group : tuple of str
@@ -777,6 +805,11 @@ def plot_ratio(rows, ax=None, *, group=("label",), reference=None, reference_lab
     ['a, b:\\nlines on top of one another']
     >>> plt.close(ax.figure)
     """
+    group = _row_keys(group, "group")
+    if reference is not None:       # a line on a log axis
+        reference = check_number("reference", reference, 0, strict=True)
+    reference_label = text_of(reference_label, "reference_label", optional=True)
+    ylabel = text_of(ylabel, "ylabel")
     rows = _check_rows(rows, ("size", "ratio", *group), "plot_ratio")
     ax = _new_axes(ax)
     # one colour per system (its colour in every figure); the rest of the label (the
@@ -1055,7 +1088,8 @@ def plot_failure_cost(rows, ax=None, *, metric="change"):
     >>> [t.get_text() for t in ax.texts]          # every bar labelled, a zero too
     ['+12.5%', '+0.0%']
     """
-    rows = _check_rows(rows, ("system", "failure", metric), "plot_failure_cost")
+    rows = _check_rows(rows, ("system", "failure", text_of(metric, "metric")),
+                       "plot_failure_cost")
     ax = _new_axes(ax)
     systems = list(dict.fromkeys(r["system"] for r in rows))
     failures = list(dict.fromkeys(r["failure"] for r in rows))
@@ -1111,6 +1145,9 @@ def plot_stacked_bars(rows, ax=None, *, category="system", part="component", val
     >>> ax.get_xlabel(), [float(bar.get_width()) for bar in ax.patches]
     ('time (ms)', [2.0, 0.5])
     """
+    category, part, value = (text_of(k, name) for k, name in (
+        (category, "category"), (part, "part"), (value, "value")))
+    scale, unit_name = _display_unit(scale, unit_name)
     rows = _check_rows(rows, (category, part, value), "plot_stacked_bars")
     ax = _new_axes(ax)
     cats = list(dict.fromkeys(r[category] for r in rows))
@@ -1146,7 +1183,7 @@ def plot_tornado(rows, base, ax=None, *, scale=1e-3, unit_name="ms", xlabel="tim
         ``"parameter"``, ``"low"`` and ``"high"`` (labels of the two settings),
         ``"value_low"`` and ``"value_high"`` (seconds by default).
     base : float
-        The value with every parameter at its base setting.
+        The value with every parameter at its base setting (a finite number).
     scale, unit_name, xlabel
         Display unit and what the value is.
     ax : matplotlib.axes.Axes, optional
@@ -1167,6 +1204,9 @@ def plot_tornado(rows, base, ax=None, *, scale=1e-3, unit_name="ms", xlabel="tim
     ['a', 'b']
     >>> plt.close(ax.figure)
     """
+    base = check_number("base", base, -math.inf, rule="a finite number")
+    scale, unit_name = _display_unit(scale, unit_name)
+    xlabel = text_of(xlabel, "xlabel")
     rows = _check_rows(rows, ("parameter", "low", "high", "value_low", "value_high"),
                        "plot_tornado")
     ax = _new_axes(ax)

@@ -463,8 +463,14 @@ def draw_scaling(rows, metric, ax=None, legend=True, dodge=False):
     """
     from matplotlib.ticker import FuncFormatter
 
+    from fabric._units import check_choice
+
     from . import _plots
 
+    # before the axes: a refused input leaves no figure behind (a metric no row holds was a
+    # KeyError, rows=5 "not iterable")
+    check_choice(metric, "metric", SCALING_METRICS)
+    rows = _plots._check_rows(rows, ("family", "chips", metric), "draw_scaling", empty=True)
     ax = _plots._new_axes(ax)
     label, scale, unit = SCALING_METRICS[metric]
     pal = _plots.palette()

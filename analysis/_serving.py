@@ -120,6 +120,7 @@ from dataclasses import dataclass
 from fabric import Fabric, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
 from fabric._fabric_arg import fabric_arg
 from fabric._units import (
+    check_choice,
     check_count,
     check_fraction,
     check_number,
@@ -132,7 +133,6 @@ from fabric._units import (
     kind_error,
     sequence_of,
     show_value,
-    text_of,
 )
 
 from ._decode import (
@@ -323,9 +323,7 @@ class TcoEntry:
 
     def parameters(self, tier):
         """``$ / GPU-hour`` of ``tier`` and the power as :class:`~fabric.Parameter` records."""
-        if text_of(tier, "tier") not in self.usd_per_gpu_hour:    # a kind first, then the set
-            raise SpecError(f"tier must be one of {', '.join(self.usd_per_gpu_hour)}, got "
-                            f"tier={show_value(tier)}")
+        check_choice(tier, "tier", self.usd_per_gpu_hour)
         return (Parameter(f"tco.{self.gpu}.usd_per_gpu_hour.{tier}",
                           self.usd_per_gpu_hour[tier], "$/h", self.source),
                 Parameter(f"tco.{self.gpu}.all_in_kw_per_gpu", self.all_in_kw_per_gpu, "kW",
@@ -486,13 +484,11 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
     True
     """
     fabric = fabric_arg(fabric)
-    if text_of(tier, "tier") not in TIERS:      # a kind first (TypeError), then the set
-        raise SpecError(f"tier must be one of {', '.join(TIERS)}, got {show_value(tier)}")
+    check_choice(tier, "tier", TIERS)
     if gpu is not None:
         # checked whatever prices the system (with chip_price it went unread: any name, or a
         # list's "unhashable type" without)
-        if text_of(gpu, "gpu") not in TCO:        # a kind first (TypeError), then the set
-            raise SpecError(f"gpu must be one of {', '.join(TCO)}, got {show_value(gpu)}")
+        check_choice(gpu, "gpu", TCO)
         if chip_price is not None:
             raise SpecError(f"give gpu (a row of the TCO table) or chip_price (the chip's price, "
                             f"the network's from the cost book), not both: got "
@@ -1895,13 +1891,6 @@ class ServingPoint:
         return self.hbm_per_chip <= self.hbm_capacity
 
 
-def _check_choice(name, value, allowed):
-    if text_of(value, name) not in allowed:     # a kind first (TypeError), then the set
-        raise SpecError(f"{name} must be one of {', '.join(allowed)}, got "
-                        f"{name}={show_value(value)}")
-    return value
-
-
 def _speculative_setting(setting):
     """``(draft_length, acceptance)`` read strictly: an integer >= 0 (numpy integers too, as
     plain ints) and a number in [0, 1]; never a float draft length rounded down."""
@@ -2394,8 +2383,7 @@ def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_seconds,
     if whole and not all(_admits_whole(budget, 0, x) for x in ins):
         raise SpecError(f"a prompt of {max(ins)} tokens never runs whole in a {budget}-token "
                         f"step")
-    if text_of(place, "place") not in DP_PLACEMENT:       # a kind first, then the set
-        raise SpecError(f"place must be one of {DP_PLACEMENT}, got {show_value(place)}")
+    check_choice(place, "place", DP_PLACEMENT)
     start, first, end = [0.0] * n, [0.0] * n, [0.0] * n
     # per rank: [request, prompt tokens left] in its scheduler's order; a heap of (the step
     # count at which its last token comes, request) of its decoding requests (a request's
@@ -2727,8 +2715,8 @@ class _Sweep:
                  usable_hbm, decode_kwargs, context=None, micro_batches=1, adp_balance=False,
                  max_batched_tokens=None, kv_inflow=False):
         isl, osl = (check_count(v, name, 1) for name, v in (("isl", isl), ("osl", osl)))
-        _check_choice("mode", mode, MODES)
-        _check_choice("definition", definition, tuple(DEFINITIONS))
+        check_choice(mode, "mode", MODES)
+        check_choice(definition, "definition", DEFINITIONS)
         usable_hbm = check_fraction("usable_hbm", usable_hbm, 0, 1, lo_open=True)
         bad = {"batch", "context", "layout", "tokens_per_sequence", "graph_batch",
                "parameters"} & set(decode_kwargs)

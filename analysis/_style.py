@@ -25,8 +25,9 @@ import io
 from importlib import resources
 from pathlib import Path
 
+from fabric import SpecError
 from fabric._system import file_name
-from fabric._units import check_number, items_of, kind_error, show_value, text_of
+from fabric._units import check_choice, check_number, items_of, kind_error, show_value, text_of
 
 __all__ = ["COLUMN_SIZES", "FIGURE_FORMATS", "paper_style", "save_figure", "style_path"]
 
@@ -112,10 +113,7 @@ def paper_style(column="single", *, height=None):
     >>> mpl.rcParams["font.size"] == before
     True
     """
-    if text_of(column, "column") not in COLUMN_SIZES:
-        raise ValueError(f"column must be one of {sorted(COLUMN_SIZES)}, "
-                         f"got column={show_value(column)}")
-    width, default_height = COLUMN_SIZES[column]
+    width, default_height = COLUMN_SIZES[check_choice(column, "column", COLUMN_SIZES)]
     if height is not None:
         height = check_number("height", height, unit=" inches", strict=True)
     return _styled(width, default_height if height is None else height)
@@ -135,8 +133,7 @@ def _styled(width, height):
 def _figure_bytes(fig, fmt, dpi=None):
     import matplotlib as mpl
 
-    if fmt not in FIGURE_FORMATS:
-        raise ValueError(f"format must be one of {FIGURE_FORMATS}, got {fmt!r}")
+    check_choice(fmt, "format", FIGURE_FORMATS)
     buf = io.BytesIO()
     # The salt seeds SVG element ids; fixed here so saving is reproducible in any style.
     with mpl.rc_context({"svg.hashsalt": _HASHSALT}):
@@ -201,10 +198,11 @@ def save_figure(fig, path_stem, formats=FIGURE_FORMATS, *, dpi=None):
     names = (formats,) if isinstance(formats, str) else items_of(formats)
     if names is None:
         raise kind_error(formats, "formats", "a format's name or a sequence of them")
-    bad = [f for f in names if text_of(f, "each format") not in FIGURE_FORMATS]
-    if bad or not names:
-        raise ValueError(f"formats must be a non-empty subset of {FIGURE_FORMATS}, "
-                         f"got formats={show_value(tuple(names))}")
+    for f in names:
+        check_choice(f, "each format", FIGURE_FORMATS)
+    if not names:
+        raise SpecError(f"formats must name one or more of {', '.join(FIGURE_FORMATS)}, got "
+                        f"formats={show_value(tuple(names))}")
     if dpi is not None:
         dpi = check_number("dpi", dpi, strict=True)
     stem.parent.mkdir(parents=True, exist_ok=True)

@@ -82,7 +82,8 @@ def parameter_grid(**axes):
 def _points(grid):
     if isinstance(grid, Mapping):
         return parameter_grid(**grid)
-    points = list(grid)
+    points = sequence_of(grid, "grid", "points (mappings of parameter names to values), or "
+                                       "one mapping of axes")    # 5 was "not iterable"
     for i, point in enumerate(points):
         if not isinstance(point, Mapping):
             raise kind_error(point, f"grid point {i}",
@@ -125,6 +126,9 @@ def sweep(func, grid, *, executor=None, chunksize=1, quiet=False, desc="sweep", 
 
     Raises
     ------
+    TypeError
+        ``func`` not callable, ``grid`` neither a mapping nor a sequence of mappings, or
+        another argument of the wrong kind.
     Exception
         The exception of the first point (in grid order) whose call failed.
 
@@ -134,6 +138,8 @@ def sweep(func, grid, *, executor=None, chunksize=1, quiet=False, desc="sweep", 
     >>> sweep(lambda x, y: x * y, parameter_grid(x=[1, 2], y=[10, 20]), quiet=True)
     [10, 20, 20, 40]
     """
+    if not callable(func):      # was "'int' object is not callable" at the first point
+        raise kind_error(func, "func", "a callable")
     chunksize = check_count(chunksize, "chunksize", 1, "an int >= 1")
     if executor is not None and not isinstance(executor, concurrent.futures.Executor):
         raise kind_error(executor, "executor", "a concurrent.futures.Executor")

@@ -59,7 +59,7 @@ import scipy.sparse as sp
 from fabric import FabricError, Grid
 from fabric._arrays import traffic_values
 from fabric._fabric_arg import fabric_arg
-from fabric._units import check_number, show_value, text_of
+from fabric._units import check_choice, check_count, check_number
 
 from ._lp_reduce import reduce_lp
 from ._schedules import NotApplicableError
@@ -153,9 +153,11 @@ def throughput(fabric, matrix, *, max_variables=None, method="auto"):
     (7629.39453125, 0.000131072)
     """
     fabric = fabric_arg(fabric)
-    if text_of(method, "method") not in ("auto", "lp", "paths", "symmetric"):
-        raise ValueError(f"method must be 'auto', 'lp', 'paths' or 'symmetric', got "
-                         f"{show_value(method)}")
+    check_choice(method, "method", ("auto", "lp", "paths", "symmetric"))
+    if max_variables is not None:
+        # checked whichever path answers: 'x' raised "'>' not supported" only on the LP path,
+        # and nan was accepted (no problem is above it)
+        max_variables = check_count(max_variables, "max_variables", 1)
     uniform = isinstance(matrix, TrafficMatrix) and matrix.data is None
     if uniform and method in ("auto", "symmetric") and _link_orbits(fabric) is not None:
         return _symmetric(fabric, matrix.fill)

@@ -29,7 +29,6 @@ Examples
 """
 
 import dataclasses
-import math
 
 import numpy as np
 
@@ -37,12 +36,11 @@ from fabric import NodeError, SpecError
 from fabric._arrays import check_length, traffic_values
 from fabric._fabric_arg import fabric_arg
 from fabric._units import (
+    check_choice,
     check_count,
     check_fraction,
     check_number,
-    error_for,
     is_int,
-    is_real,
     items_of,
     kind_error,
     show_value,
@@ -177,17 +175,6 @@ def _hot_positions(fabric_or_n, n, hot):
             None if fabric is None else [fabric.rank_of[fabric.endpoints[i]] for i in out])
 
 
-def _positive(x, name):
-    try:
-        # float(), not np.isfinite: an int beyond int64 (2**64 bytes) is no numpy number
-        v = float(x) if is_real(x) else math.nan
-    except OverflowError:
-        v = math.inf
-    if not math.isfinite(v) or v <= 0:      # a wrong kind (a bool, text) a TypeError
-        raise error_for(x, f"{name} must be a finite number > 0, got {show_value(x)}")
-    return v
-
-
 def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=None, fraction=0.5,
             experts=None, top_k=8, tokens=64, skew=0.0, placement="round-robin"):
     """Build a named traffic matrix over the endpoints of a fabric (or ``n`` ranks).
@@ -262,7 +249,7 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=None, fractio
     if text_of(name, "traffic name") not in TRAFFIC:     # a kind first (TypeError), then the set
         raise SpecError(f"unknown traffic {show_value(name)}; known: {', '.join(TRAFFIC)}")
     n = _count(fabric_or_n)
-    nbytes = _positive(nbytes, "nbytes")
+    nbytes = check_number("nbytes", nbytes, 0, strict=True)
     if nbytes > _MAX_BYTES:
         # the matrix's sums and link loads must stay finite floats
         raise SpecError(f"nbytes must be at most 2**63 bytes, got {nbytes!r}")
@@ -275,9 +262,7 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=None, fractio
     top_k, tokens = check_count(top_k, "top_k", 1), check_count(tokens, "tokens", 1)
     if experts is not None:
         experts = check_count(experts, "experts", 1)
-    if text_of(placement, "placement") not in ("round-robin", "blocked"):
-        raise SpecError(f"placement must be 'round-robin' or 'blocked', got "
-                        f"{show_value(placement)}")
+    check_choice(placement, "placement", ("round-robin", "blocked"))
     if hot is not None or name == "hotspot":     # hot too, if given (default: rank 0)
         hot, shown = _hot_positions(fabric_or_n, n, (0,) if hot is None else hot)
     if name == "all-to-all":

@@ -55,7 +55,7 @@ import dataclasses
 
 import numpy as np
 
-from ._address import default_region, owned_regions
+from ._address import default_region, no_own_region, owned_regions
 from ._arrays import real_array
 from ._chips import chip_spec
 from ._errors import (
@@ -398,9 +398,9 @@ def _memory_region(fabric, node):
         return reg
     _, several = owned_regions(regs, "hbm")
     if node in several:
-        raise AddressMapError(f"{fabric.name}: {show_value(node)} holds {len(several[node])} "
-                              f"HBM regions and none is named {show_value(f'{node}.hbm')}, so "
-                              "its memory is no one region (give fabric.access an address)")
+        raise AddressMapError(f"{fabric.name}: " + no_own_region(
+            node, [regs[i].name for i in several[node]], "hbm",
+            "its memory is no one region (give fabric.access an address)"))
     plain = [r for r in regs if r.ways == 1]
     return (plain or list(regs))[0]
 

@@ -60,6 +60,7 @@ from ._units import (
     is_int,
     kind_error,
     kind_of,
+    name_list,
     parse_address,
     sequence_of,
     show_value,
@@ -565,19 +566,36 @@ def region_findings(regions, width=57):
 def default_region(regions):
     """The region an owner's name stands for: its only region, else its own HBM region
     (:func:`owned_regions`: the one named ``<owner>.hbm``, else its only HBM region of its
-    own): the region a window target naming an owner, :meth:`AddressMap.global_address`
-    and :func:`fabric.access_to` take. The default windows and the heap take
+    own): the region :meth:`AddressMap.global_address` and :func:`fabric.access_to` take (an
+    owner's bytes in it: its share of an interleave set), and a window target naming an owner
+    when the region is its own (a window maps the whole region, so an interleave set, shared,
+    is refused there: :func:`why_no_own_region`). The default windows and the heap take
     :func:`owned_regions`' HBM rule alone, so an owner whose only region is DRAM or an
     interleave set stands for it here and has no HBM there.
 
     ``regions`` are the regions one owner holds (its interleave sets too); None when neither
-    rule picks one (the caller asks for a region by name). An interleave set is never "the
-    owner's HBM": it is shared.
+    rule picks one (the caller asks for a region by name).
     """
     if len(regions) == 1:
         return regions[0]
     own, _ = owned_regions(regions, "hbm")
     return regions[next(iter(own.values()))] if len(own) == 1 else None
+
+
+def why_no_own_region(owner, regions):
+    """Why ``owner``'s name stands for no region of its own among its ``regions``
+    (:func:`default_region` gave None, or a window target's only region is an interleave set),
+    for a message that then asks for a region by name.
+
+    >>> why_no_own_region("chip3", [Region(0, 2**30, ("chip3", "chip4"), name="pool")])
+    "'chip3' holds memory only in the interleave set 'pool' (shared with 'chip4'), no region of its own"
+    """
+    if len(regions) == 1:
+        (reg,) = regions
+        others = name_list([show_value(o) for o in reg.owners if o != owner])
+        return (f"{show_value(owner)} holds memory only in the interleave set "
+                f"{show_value(reg.name)} (shared with {others}), no region of its own")
+    return f"{show_value(owner)} owns {len(regions)} regions"
 
 
 def owned_regions(regions, kind):
@@ -607,6 +625,19 @@ def owned_regions(regions, kind):
         else:
             several[o] = ix
     return own, several
+
+
+def no_own_region(owner, names, kind, so):
+    """The one sentence for an owner in :func:`owned_regions`' second dict (several regions of
+    ``kind``, none named ``<owner>.<kind>``): who, how many, which, and ``so``, what it leaves
+    without a region (a default window, a heap, an access); its three callers each wrote it.
+
+    >>> no_own_region("chip3", ["c3a", "c3b"], "hbm", "its heap has no one place")
+    "'chip3' holds 2 HBM regions ('c3a' and 'c3b') and none is named 'chip3.hbm', so its heap has no one place"
+    """
+    return (f"{show_value(owner)} holds {len(names)} {kind.upper()} regions "
+            f"({name_list([show_value(n) for n in names])}) and none is named "
+            f"{show_value(f'{owner}.{kind}')}, so {so}")
 
 
 def _raise_errors(findings, exc, what):
@@ -882,8 +913,7 @@ class AddressMap:
                 raise AddressMapError(f"{show_value(owner)} owns no region of this address map")
             reg = default_region(regs)
             if reg is None:
-                raise AddressMapError(f"{show_value(owner)} owns {len(regs)} regions; name one "
-                                      "with region=")
+                raise AddressMapError(f"{why_no_own_region(owner, regs)}; name one with region=")
         share = reg.size // reg.ways
         offset = check_count(offset, "offset", 0, f"an integer in [0, {share}) (the bytes of "
                              f"{show_value(owner)} in {reg})", below=share, error=AddressMapError)

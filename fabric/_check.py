@@ -316,15 +316,12 @@ def unmapped_findings(fabric, plan, regions, targets):
 
 def failed_nodes(fabric):
     """The nodes a degraded fabric has lost (a set): recorded failures, and placed chips gone."""
-    dead = set(fabric.params.get("failed_nodes", ()))
-    failures = getattr(fabric, "failures", None)
-    for key in ("nodes", "chips"):
-        dead.update(getattr(failures, key, None) or ())
-    plan = fabric.address_plan
-    if plan is not None and plan.chips is not None:
+    dead = set(fabric.failures.nodes)
+    plan = fabric.plan
+    if plan.chips is not None:
         # a placed chip gone from the graph; a name that never was a chip is not a failure
         # (placement_findings reports it)
-        built = getattr(fabric, "intact", None) or fabric
+        built = fabric.intact or fabric
         dead.update(c for c in plan.chips if c not in fabric.graph and c in built.graph)
     return dead
 

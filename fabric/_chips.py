@@ -198,39 +198,42 @@ class ChipSpec:
     def __post_init__(self):
         # labels of the wrong kind (name=5 named every Parameter '5.hbm_bytes')
         text_of(self.name, "chip name")
+        # how the messages name the chip: quoted as every echoed value is (show_value), so a
+        # 5000-character name is not a 5 KB line in each of them
+        chip = f"chip {show_value(self.name)}"
         for field in ("source", "tensor_source", "host_source"):
-            text_of(getattr(self, field), f"chip {self.name!r}: {field}")
+            text_of(getattr(self, field), f"{chip}: {field}")
         # a figure of the wrong kind or out of range failed deep inside a model (a string) or
         # was silently read (True as 1 B/s, a negative HBM size)
         object.__setattr__(self, "hbm_bytes", check_count(
-            self.hbm_bytes, "hbm_bytes", 1, f"an integer >= 1 (chip {self.name!r})"))
+            self.hbm_bytes, "hbm_bytes", 1, f"an integer >= 1 ({chip})"))
         for field, unit in (("hbm_bandwidth", "B/s"), ("peak_flops", "FLOP/s"),
                             ("reduce_rate", "B/s")):
             object.__setattr__(self, field, check_number(
                 field, getattr(self, field), 0, f" {unit}", strict=True,
-                tail=f" (chip {self.name!r})"))
+                tail=f" ({chip})"))
         pairs = items_of(self.tensor_flops.items() if isinstance(self.tensor_flops, dict)
                          else self.tensor_flops)
         if pairs is None or not all(isinstance(p, (tuple, list)) and len(p) == 2 for p in pairs):
-            raise SpecError(f"chip {self.name!r}: tensor_flops must be (format, FLOP/s) pairs, "
-                            f"got {self.tensor_flops!r}")
+            raise SpecError(f"{chip}: tensor_flops must be (format, FLOP/s) pairs, "
+                            f"got {show_value(self.tensor_flops)}")
         flops = dict(self.tensor_flops)
         if len(flops) != len(self.tensor_flops):
-            raise SpecError(f"chip {self.name!r}: tensor_flops names a format twice")
+            raise SpecError(f"{chip}: tensor_flops names a format twice")
         for fmt, v in flops.items():
-            check_math_format(fmt, f"chip {self.name!r}: tensor_flops format")
+            check_math_format(fmt, f"{chip}: tensor_flops format")
             # a numpy float or a Fraction: the float it equals
             flops[fmt] = check_number(f"tensor_flops[{fmt!r}]", v, 0, " FLOP/s", strict=True,
-                                      tail=f" (chip {self.name!r})")
+                                      tail=f" ({chip})")
         if flops.get("bf16", self.peak_flops) != self.peak_flops:
-            raise SpecError(f"chip {self.name!r}: tensor_flops['bf16']={flops['bf16']!r} "
-                            f"disagrees with peak_flops={self.peak_flops!r}")
+            raise SpecError(f"{chip}: tensor_flops['bf16']={show_value(flops['bf16'])} "
+                            f"disagrees with peak_flops={show_value(self.peak_flops)}")
         flops["bf16"] = self.peak_flops
         object.__setattr__(self, "tensor_flops",
                            tuple((f, flops[f]) for f in MATH_FORMATS if f in flops))
         object.__setattr__(self, "grace_gpus", check_count(
-            self.grace_gpus, "grace_gpus", 0, f"an integer >= 0 (chip {self.name!r})"))
-        check_choice(self.generation, f"chip {self.name!r}: generation", GENERATIONS,
+            self.grace_gpus, "grace_gpus", 0, f"an integer >= 0 ({chip})"))
+        check_choice(self.generation, f"{chip}: generation", GENERATIONS,
                      optional=True)
 
     def peak(self, fmt):

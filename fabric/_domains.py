@@ -79,10 +79,12 @@ from ._address import (
     as_address_array,
     default_region,
     is_int,
+    no_own_region,
     owned_regions,
     pow2_ceil,
     shift_table,
     validate_address,
+    why_no_own_region,
 )
 from ._errors import AddressMapError, NodeError, TranslationError
 from ._params import Parameter
@@ -93,7 +95,6 @@ from ._units import (
     format_address,
     format_size,
     int_of,
-    name_list,
     show_value,
     text_of,
 )
@@ -591,17 +592,16 @@ class DomainPlan:
         dram, several_dram = owned_regions(self.regions, "dram")
         hbm, dram = ({o: i for o, i in own.items()
                       if fits(self.regions[i].base, self.regions[i].end)} for own in (hbm, dram))
-        for table, kind, owners in ((several, "HBM", chips), (several_dram, "DRAM", self.placed)):
+        for table, kind, owners in ((several, "hbm", chips), (several_dram, "dram", self.placed)):
             for o, ix in table.items():
                 if o not in owners:
                     continue
-                names = name_list([show_value(self.regions[i].name) for i in ix])
                 self.findings.append(Finding(
-                    code="invalid", severity="error",
-                    message=f"{show_value(o)} holds {len(ix)} {kind} regions ({names}) and none "
-                    f"is named {show_value(f'{o}.{kind.lower()}')}, so its default window has "
-                    "no one target (name its own one so, or set default_windows = false and "
-                    "give each window a region by name)", where="address plan"))
+                    code="invalid", severity="error", message=no_own_region(
+                        o, [self.regions[i].name for i in ix], kind,
+                        "its default window has no one target (name its own one so, or set "
+                        "default_windows = false and give each window a region by name)"),
+                    where="address plan"))
         chips = [c for c in chips if c in hbm]
         if not chips:
             return None
@@ -658,9 +658,11 @@ class DomainPlan:
         elif win.target in by_owner:
             regs = by_owner[win.target]
             reg = default_region(regs)
-            if reg is None:
-                bad("dangling-target", f"target {show_value(win.target)} owns {len(regs)} "
-                    f"regions; name one of {sorted(r.name for r in regs)}")
+            if reg is None or reg.ways > 1:
+                # a window maps its whole target: an interleave set is no owner's own (a
+                # window onto "chip3" whose only region was a set with chip4 reached chip4)
+                bad("dangling-target", f"target {why_no_own_region(win.target, regs)}; name one "
+                    f"of {sorted(r.name for r in regs)}")
                 return None
         else:
             bad("dangling-target", f"target {show_value(win.target)} names no region and no "

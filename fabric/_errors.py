@@ -53,6 +53,18 @@ Decided (session 34):
   refuses a graph with a node named by an int that is ANOTHER chip's rank (networkx's
   ``star_graph``: hub 0, chips 1..n), a GraphError naming the node, the rank it reads as and
   the fix (strings, or ints equal to their ranks).
+
+Decided (session 37):
+
+- A choice from a set of names is checked by one helper, ``fabric._units.check_choice``:
+  its kind first (``text_of``'s TypeError), then ONE class, a SpecError (a ValueError, so a
+  caller catching ValueError still does), in one sentence: "x must be one of a, b, c, got
+  'd'" (the choices joined, a set's sorted; the value by ``show_value``). Twenty-odd sites had
+  written it by hand with ValueError or SpecError, the choices as a tuple's repr, a list or
+  joined, "got d" or "got x=d". A lookup of an open table by name (a chip, a runtime, a
+  model, a traffic pattern) keeps its own sentence, "unknown x 'd'; known: ...".
+- A number's check is ``fabric._units.check_number`` (``rule=`` for a quantity with its own
+  words, "a finite number of rows >= 1"), not its test written out with ``error_for``.
 """
 
 __all__ = [

@@ -227,6 +227,7 @@ from ._params import Parameter
 from ._runtime import runtime
 from ._tech import link_tech
 from ._units import (
+    check_choice,
     check_count,
     check_number,
     flag_of,
@@ -1307,9 +1308,7 @@ class ExchangeKernel:
 
     def __post_init__(self):
         text_of(self.name, "exchange kernel name")
-        if text_of(self.dedup, "dedup") not in ("node", "rank", "expert", "collective"):
-            raise SpecError(f"dedup must be 'node', 'rank', 'expert' or 'collective', got "
-                             f"{show_value(self.dedup)}")
+        check_choice(self.dedup, "dedup", ("node", "rank", "expert", "collective"))
         for field in ("forwarding", "scale_out", "pipelined", "local_copy", "staging_copy",
                       "send_staging", "block_per_token"):   # 'no' or 1 would be read as True
             object.__setattr__(self, field, flag_of(getattr(self, field), field))
@@ -1525,6 +1524,7 @@ class ExchangeKernel:
         >>> k13.late_batches(8, 1, "blackwell"), k13.late_batches(8, 1, "hopper")
         (((1, 2, 3), (4, 5, 6, 7)), ())
         """
+        _latency_table(arch)
         row = _slot_row(self.late_pulls, arch, k, input_bytes)
         return row[0] if row else ()
 
@@ -1604,8 +1604,9 @@ class ExchangeKernel:
         >>> k.pointer_loads(0, "blackwell")
         0.0
         """
+        _latency_table(arch)
         n = dict(self.pointer_overlap).get(arch, 1)
-        ranks = float(ranks)
+        ranks = check_number("ranks", ranks)
         return max(ranks - n + 1, min(ranks, 1.0))
 
     def qp_atomics(self, phase, messages):

@@ -25,12 +25,13 @@ import numpy as np
 from ._arrays import number_array
 from ._chips import ChipSpec, chip_spec
 from ._errors import GraphError, NodeError
-from ._fabric_arg import FabricBase
+from ._fabric_arg import FabricBase, fabric_arg
 from ._failures import Failures
 from ._params import Parameter
-from ._schema import default_endpoints, validate_graph
+from ._schema import default_endpoints, rank_name_faults, validate_graph
 from ._structure import Clos, Dragonfly, Grid, Switched
 from ._units import (
+    check_count,
     is_int,
     is_numeral,
     items_of,
@@ -63,6 +64,29 @@ class EdgeArrays(typing.NamedTuple):
 
 def _frozen_mapping(mapping):
     return types.MappingProxyType(dict(mapping))
+
+
+def _check_ranks(ranks, endpoints, failed, graph):
+    """:class:`GraphError` unless the live chips' ``ranks`` and the failed chips' (``failed``,
+    ``failures.ranks``) hold each rank ``0..n-1`` once, and every node named by an int that
+    is a rank is the chip of that rank (:func:`fabric._schema.rank_name_faults`). Every
+    Fabric asks it, so a ``replace(ranks=...)`` or ``replace(endpoints=...)`` cannot give one
+    rank two chips or let an int name reach another chip (``node(0)`` was chip1 after
+    ``replace(ranks=(1, 0, 2, 3))`` of a graph whose chips are named by their ranks).
+    """
+    chip_of = dict(zip(ranks, endpoints))
+    chip_of.update((r, c) for c, r in failed.items())
+    n = len(ranks) + len(failed)
+    if len(chip_of) != n or not all(0 <= r < n for r in chip_of):
+        held = sorted(list(ranks) + list(failed.values()))
+        twice = [a for a, b in itertools.pairwise(held) if a == b]
+        got = (f"rank {twice[0]} twice" if twice else
+               f"rank {next(r for r in held if r >= n)}")
+        raise GraphError(f"ranks must hold each rank 0..{n - 1} once (the live chips' and "
+                         f"the failed chips', failures.ranks), got {got}")
+    faults = rank_name_faults(graph, chip_of)
+    if faults:
+        raise GraphError(f"invalid fabric graph: {faults[0]}")
 
 
 def _check_domains(domains, graph=None):
@@ -181,23 +205,32 @@ class Fabric(FabricBase):
         # a sequence in rank order (a set gave ranks in its hashes' order)
         object.__setattr__(self, "endpoints", tuple(sequence_of(self.endpoints, "endpoints",
                                                                 "chip nodes in rank order")))
+        if not isinstance(self.failures, Failures):
+            raise kind_error(self.failures, "failures", "a Failures")
         if self.ranks is None:
             object.__setattr__(self, "ranks", tuple(range(len(self.endpoints))))
         else:
-            object.__setattr__(self, "ranks", tuple(int(r) for r in self.ranks))
+            # (a bare int() truncated 2.5, kept -5 and read a set in its hashes' order)
+            ranks = tuple(sequence_of(self.ranks, "ranks", "ranks (ints >= 0)"))
+            if not all(type(r) is int and r >= 0 for r in ranks):     # (each replace() asks)
+                ranks = tuple(check_count(r, f"ranks[{i}]", 0, error=GraphError)
+                              for i, r in enumerate(ranks))
+            object.__setattr__(self, "ranks", ranks)
             if len(self.ranks) != len(self.endpoints):
                 raise GraphError(f"ranks has {len(self.ranks)} entries for "
                                  f"{len(self.endpoints)} endpoints")
+        _check_ranks(self.ranks, self.endpoints, self.failures.ranks, self.graph)
         if self.structure is not None and not isinstance(self.structure, STRUCTURES):
             raise kind_error(self.structure, "structure", f"one of "
                              f"{', '.join(c.__name__ for c in STRUCTURES)} or None")
-        if not isinstance(self.failures, Failures):
-            raise kind_error(self.failures, "failures", "a Failures")
+        if self.intact is not None:
+            fabric_arg(self.intact, "intact")
         if self.address_plan is not None:   # ({} was read as the default plan)
             from ._plan import plan_arg  # (_plan imports this module)
             plan_arg(self.address_plan, "address_plan")
         # the labels and records a replace() may be handed (from_graph's are checked too)
         text_of(self.name, "name")
+        text_of(self.family, "family")
         if not isinstance(self.params, Mapping):
             raise kind_error(self.params, "params", "a mapping of labels")
         object.__setattr__(self, "params", _frozen_mapping(self.params))
@@ -257,9 +290,7 @@ class Fabric(FabricBase):
             for n in endpoints:
                 grouped.setdefault(H.nodes[n].get("host", "default"), []).append(n)
             domains = grouped
-        else:
-            domains = _check_domains(domains, H)
-        nx.freeze(H)
+        nx.freeze(H)       # (the constructor checks given domains against H)
         return cls(H, endpoints, name=name, family=family, params=params or {},
                    domains=domains, chip=chip, assumptions=assumptions, structure=structure)
 

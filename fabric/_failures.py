@@ -316,9 +316,13 @@ def _names_a_node(fabric, x):
 
 def _one_pair(fabric, x):
     """Whether ``x`` is one link given bare: a string, or a pair ``(u, v)`` of nodes or ranks
-    (its first item no sequence, or both items names of nodes: networkx's grid nodes)."""
+    (its first item no sequence, or both items names of nodes: networkx's grid nodes). A
+    tuple holding a link's text (``'chip0-chip1'``, naming no node) is a sequence of links:
+    ``('chip0-chip1', 'chip1-chip2')`` was read as one link between two nodes of those names."""
     return isinstance(x, str) or (isinstance(x, tuple) and len(x) == 2 and (
-        not isinstance(x[0], (tuple, list)) or all(_names_a_node(fabric, y) for y in x)))
+        not isinstance(x[0], (tuple, list)) or all(_names_a_node(fabric, y) for y in x))
+        and not any(isinstance(y, str) and ("-" in y or "~" in y)
+                    and not _names_a_node(fabric, y) for y in x))
 
 
 def without(fabric, links=(), chips=(), lanes=()):
@@ -338,11 +342,12 @@ def without(fabric, links=(), chips=(), lanes=()):
         times loses ``k`` lanes. The bundle keeps routing with ``lanes - k`` lanes and
         that fraction of its bandwidth (latency unchanged); losing every lane fails the
         link. Recorded in ``failures.lanes`` (or ``failures.links``), one entry per
-        bundle when a fabric is degraded twice. Routes do not change: under ``"weighted"``
-        ECMP each hop splits by its own links, so the hops before a thinned bundle still
-        send it its share, and it can drain slower than the link failed outright
-        (dgx-h100, 4 of chip0-sw0's 5 lanes: all-to-all 77.8 us against 21.5 us; the rule
-        and its reason: :class:`~fabric.Router`, ``fabric/_routing.py``).
+        bundle when a fabric is degraded twice. Routes do not change (dimension order keeps
+        its path; under ``"weighted"`` ECMP each hop splits by its own links, so the hops
+        before a thinned bundle still send it its share), and a thinned bundle can drain
+        slower than the link failed outright, which is routed around (dgx-h100, 4 of
+        chip0-sw0's 5 lanes: all-to-all 77.8 us against 21.5 us; the rule and its reason:
+        :class:`~fabric.Router`, ``fabric/_routing.py``).
 
     One link, lane or node may be given bare (not in a list): a string, a rank, a name of a
     node (a tuple such as networkx's grid nodes ``(0, 1)`` is that node, not ranks 0 and 1,

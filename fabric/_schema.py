@@ -96,8 +96,9 @@ def default_endpoints(G):
     return [n for n, k in G.nodes(data="kind") if k == "chip"]
 
 
-def _rank_names(G, endpoints):
-    """The faults of nodes named by an int that is another chip's rank.
+def rank_name_faults(G, chip_of_rank):
+    """The faults of nodes named by an int that is another chip's rank (``chip_of_rank``:
+    rank -> its chip, a mapping or the endpoints in rank order, ranks ``0..n-1``).
 
     cofabric reads an int as a rank wherever a node is asked for (``Fabric.node``: route,
     access, ``without``, ranks; fabric/_errors.py), so a node named ``k`` that is not the
@@ -105,16 +106,18 @@ def _rank_names(G, endpoints):
     networkx's ``star_graph`` (hub 0, chips 1..n: ``node(1)`` was chip 2, ``without(chips=
     [0])`` failed chip 1) or any graph whose switches are numbered among its chips (session
     34). Ints equal to their ranks, and ints past the last rank (a NodeError when asked
-    for), are no fault.
+    for), are no fault. :func:`validate_graph` and every Fabric (its ranks, failed chips'
+    too) ask it.
     """
-    bad = [n for n in G if is_int(n) and 0 <= n < len(endpoints) and endpoints[n] != n]
+    n_ranks = len(chip_of_rank)
+    bad = [n for n in G if is_int(n) and 0 <= n < n_ranks and chip_of_rank[n] != n]
     if not bad:
         return []
     n = bad[0]
     more = (f" (and {len(bad) - 1} more such: {', '.join(map(repr, bad[1:4]))}"
             f"{', ...' if len(bad) > 4 else ''})") if len(bad) > 1 else ""
     fault = (f"node {n!r} is named by an int, which cofabric reads as rank {n}, the chip "
-             f"{endpoints[n]!r}{more}: name the nodes with strings (networkx.relabel_nodes(G, "
+             f"{chip_of_rank[n]!r}{more}: name the nodes with strings (networkx.relabel_nodes(G, "
              "str)), or with ints equal to their ranks")
     return [fault]
 
@@ -216,7 +219,7 @@ def validate_graph(G, endpoints=None):
             for n in endpoints:
                 if n not in reach:
                     faults.append(f"endpoint {n!r} is disconnected from endpoint {endpoints[0]!r}")
-            faults += _rank_names(G, endpoints)
+            faults += rank_name_faults(G, endpoints)
     if faults:
         more = f" (and {len(faults) - 10} more)" if len(faults) > 10 else ""
         raise GraphError("invalid fabric graph: " + "; ".join(faults[:10]) + more)

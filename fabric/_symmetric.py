@@ -31,6 +31,7 @@ from ._address import (
     AddressMap,
     Finding,
     is_int,
+    no_own_region,
     owned_regions,
     validate_address,
     whole_numbers,
@@ -45,7 +46,6 @@ from ._units import (
     format_size,
     int_of,
     kind_error,
-    name_list,
     show_value,
     text_of,
 )
@@ -186,11 +186,10 @@ def heap_findings(heap, fabric, regions):
         reg = hbm.get(chip)
         if chip in several:
             out.append(Finding(code="invalid", severity="error",
-                               message=f"heap {show_value(heap.name)}: {chip} holds "
-                               f"{len(several[chip])} HBM regions "
-                               f"({name_list([show_value(n) for n in several[chip]])}) and "
-                               f"none is named {show_value(f'{chip}.hbm')}, so its heap has "
-                               "no one place (name its own one so)", where=where))
+                               message=f"heap {show_value(heap.name)}: " + no_own_region(
+                                   chip, several[chip], "hbm",
+                                   "its heap has no one place (name its own one so)"),
+                               where=where))
         elif reg is None:
             out.append(Finding(code="symmetric-mismatch", severity="error",
                                message=f"heap {show_value(heap.name)}: {chip} has "

@@ -141,7 +141,9 @@ def test_a_node_the_intact_fabric_lacks_is_hashed_after_its_nodes():
     H = nx.Graph(g.graph)
     H.add_node("chipX", kind="chip")
     H.add_edge("chipX", "edge0.0", bandwidth=1e9, latency=1e-7, lanes=1)
-    g2 = g.replace(graph=nx.freeze(H), endpoints=(*g.endpoints, "chipX"), ranks=None)
+    # (chipX takes the next rank: ranks=None would give chip1 failed chip0's rank 0, refused
+    # since session 37)
+    g2 = g.replace(graph=nx.freeze(H), endpoints=(*g.endpoints, "chipX"), ranks=(*g.ranks, 16))
     assert flow_keys(g2).tolist() == [f.node_index.get(n, len(f.nodes)) for n in g2.nodes]
     assert g2.route("chipX", "chip1") == ["chipX", "edge0.0", "chip1"]
     assert g2.route("chip5", "chip9") == g.route("chip5", "chip9")

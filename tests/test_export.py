@@ -39,8 +39,12 @@ def test_cli_export(tmp_path, capsys):
 
 
 def test_bad_format(tmp_path):
-    with pytest.raises(ValueError, match="format must be one of"):
+    # was "format must be one of ('graphml', 'json')" for both
+    with pytest.raises(ValueError, match="^fmt must be one of graphml, json, got 'gexf'$"):
         export_graph(topologies.build("torus:2x2"), tmp_path / "x", "gexf")
+    with pytest.raises(ValueError, match=r"^the path's suffix \(fmt=None\) must be one of "
+                                         "graphml, json, got 'txt'$"):
+        export_graph(topologies.build("torus:2x2"), tmp_path / "x.txt")
 
 
 @pytest.mark.parametrize("spec", ["sd200-ultra", "cluster-128", "nvl72", "dragonfly:h=2",

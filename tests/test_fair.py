@@ -43,9 +43,9 @@ def test_equalize_errors():
     f = topologies.build("torus:2x2")
     with pytest.raises(ValueError, match="basis must be one of"):
         equalize(f, 1.0, "joy")
-    with pytest.raises(ValueError, match="target must be a positive"):
+    with pytest.raises(ValueError, match=r"target must be a finite number > 0 \(cost per chip\)"):
         equalize(f, -1.0)
-    with pytest.raises(ValueError, match="bandwidth must be a positive"):
+    with pytest.raises(ValueError, match=r"bandwidth must be a finite number > 0 \(a factor\)"):
         scale_links(f, 0)
 
 

@@ -60,7 +60,9 @@ def test_a_generation_is_looked_up_once_and_bad_input_is_named():
     one_sided = exchange_kernel("one-sided")
     for call in (lambda a: d28.receive_floor(a, 8),
                  lambda a: d28.chain_latency(0, a, ranks=8, rounds=1),
-                 lambda a: one_sided.round_read_latency(8, 2, a, 4, 8, 0)):
+                 lambda a: one_sided.round_read_latency(8, 2, a, 4, 8, 0),
+                 lambda a: one_sided.late_batches(8, 2, a),       # () silently for 'volta'
+                 lambda a: one_sided.pointer_loads(8, a)):        # 8.0 silently
         with pytest.raises(SpecError, match="no measured exchange latencies for architecture "
                                             "'volta'; known: blackwell, hopper"):
             call("volta")
@@ -75,6 +77,9 @@ def test_a_generation_is_looked_up_once_and_bad_input_is_named():
         peer_access_latency(5)
     with pytest.raises(SpecError, match="messages must be a finite number >= 0"):
         d28.qp_atomics(0, float("nan"))
+    for bad, error in (("8", TypeError), (True, TypeError), (-1, SpecError)):
+        with pytest.raises(error, match="ranks must be a finite number >= 0"):
+            one_sided.pointer_loads(bad, "hopper")
 
 
 def test_the_collectors_build_is_a_library_kernel():
@@ -88,3 +93,13 @@ def test_the_collectors_build_is_a_library_kernel():
     for fact in ('"deepep-low-latency@d28bd67"', "2026-04-29", "c874cb7, 2025-07-14",
                  "c5facf5, 2025-08-07"):
         assert fact in ex.__doc__
+
+
+def test_dedup_is_a_choice():
+    """older-a's OLDER-A-15 (session 37): dedup asks the packages' one choice check."""
+    pplx = exchange_kernel("pplx")
+    with pytest.raises(SpecError, match="dedup must be one of node, rank, expert, collective, "
+                                        "got 'nodes'"):
+        dataclasses.replace(pplx, dedup="nodes")
+    with pytest.raises(TypeError, match="dedup must be a str, got 5"):
+        dataclasses.replace(pplx, dedup=5)

@@ -153,3 +153,92 @@ def test_a_long_value_is_quoted_shortened(call):
     with pytest.raises(SpecError, match=r"\(500\d characters\)") as info:
         call(built("hgx-h200"))
     assert len(str(info.value)) < 300, len(str(info.value))
+
+
+# -- the row plots' arguments (session 37's probe of every public analysis function) ----------
+
+_ROWS = {
+    "collective-sweep": [{"system": "a", "algorithm": "ring", "size": 1024, "time": 1e-5}],
+    "ratio": [{"label": "a", "size": 1024, "ratio": 1.1}],
+    "failure-cost": [{"system": "a", "failure": "one link", "change": 1.0}],
+    "stacked-bars": [{"system": "a", "component": "gemm", "time": 1e-3}],
+    "tornado": [{"parameter": "a", "low": "x0.5", "high": "x2", "value_low": 1e-3,
+                 "value_high": 2e-3}],
+    "scaling": [{"family": "torus", "chips": 64, "bisection_per_chip_Bps": 1e9}],
+}
+_PLOTS = {
+    "collective-sweep": lambda rows, **kw: analysis.plot_collective_sweep(rows, **kw),
+    "ratio": lambda rows, **kw: analysis.plot_ratio(rows, **kw),
+    "failure-cost": lambda rows, **kw: analysis.plot_failure_cost(rows, **kw),
+    "stacked-bars": lambda rows, **kw: analysis.plot_stacked_bars(rows, **kw),
+    "tornado": lambda rows, **kw: analysis.plot_tornado(rows, kw.pop("base", 1.5e-3), **kw),
+    "scaling": lambda rows, **kw: analysis.draw_scaling(
+        rows, kw.pop("metric", "bisection_per_chip_Bps"), **kw),
+}
+
+
+@pytest.mark.parametrize("plot", sorted(_PLOTS))
+@pytest.mark.parametrize("rows, error, match", [
+    (5, TypeError, r"rows must be a sequence of rows \(dicts of key -> value\), got 5"),
+    ([1], TypeError, r"rows\[0\] must be a dict of key -> value \(one row\), got 1 \(an int\)"),
+], ids=["int", "row-int"])
+def test_a_row_plot_takes_a_sequence_of_dict_rows(plot, rows, error, match):
+    # was Python's "'int' object is not iterable" and "argument of type 'int' is not iterable"
+    with pytest.raises(error, match=match):
+        _PLOTS[plot](rows)
+
+
+@pytest.mark.parametrize("plot, kwargs, error, match", [
+    ("collective-sweep", {"group": "system"}, TypeError, r"^group must be a sequence of row"),
+    ("ratio", {"group": "label"}, TypeError, r"^group must be a sequence of row keys"),
+    ("ratio", {"group": [["label"]]}, TypeError, r"^group\[0\] must be a str"),
+    ("ratio", {"reference": 0}, SpecError, r"^reference must be a finite number > 0"),
+    ("ratio", {"reference_label": 5}, TypeError, r"^reference_label must be a str or None"),
+    ("failure-cost", {"metric": ["change"]}, TypeError, r"^metric must be a str"),
+    ("stacked-bars", {"category": ["system"]}, TypeError, r"^category must be a str"),
+    ("stacked-bars", {"scale": "ms"}, TypeError, r"^scale must be a finite number > 0"),
+    ("stacked-bars", {"scale": float("nan")}, SpecError, r"^scale must be a finite number > 0"),
+    ("stacked-bars", {"unit_name": 5}, TypeError, r"^unit_name must be a str"),
+    ("tornado", {"base": "1ms"}, TypeError, r"^base must be a finite number, got base='1ms'"),
+    ("tornado", {"base": float("inf")}, SpecError, r"^base must be a finite number"),
+    ("tornado", {"xlabel": None}, TypeError, r"^xlabel must be a str"),
+    ("scaling", {"metric": "bisection"}, SpecError, r"^metric must be one of "),
+], ids=lambda v: v if isinstance(v, str) else None)
+def test_a_row_plots_keys_and_units_are_checked(plot, kwargs, error, match):
+    # a set of keys was 'unhashable', a string 'unsupported operand', nan drew nothing, a key
+    # given bare was read letter by letter, a metric no row holds a KeyError
+    with pytest.raises(error, match=match):
+        _PLOTS[plot](_ROWS[plot], **kwargs)
+
+
+def test_a_missing_long_key_is_quoted_shortened():
+    with pytest.raises(ValueError, match=r"row 0 lacks \['x.*\(500\d characters\)") as info:
+        analysis.plot_failure_cost(_ROWS["failure-cost"], metric="x" * 5000)
+    assert len(str(info.value)) < 300, len(str(info.value))      # was 10,077 characters
+
+
+@pytest.mark.parametrize("sizes", [1024, None, {1024, 2048}], ids=["int", "None", "set"])
+def test_cost_sizes_takes_a_sequence(sizes):
+    with pytest.raises(TypeError, match=r"^sizes must be a sequence of sizes"):
+        analysis.cost_sizes(built("dgx-h100"), "all-reduce", sizes)
+
+
+# -- sweep and system_colors ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("func, grid, match", [
+    (5, {"p": [1]}, r"^func must be a callable, got 5 \(an int\)"),
+    (lambda p: p, 5, r"^grid must be a sequence of points .*, got 5 \(an int\)"),
+], ids=["func", "grid"])
+def test_sweep_names_a_wrong_kind(func, grid, match):
+    # was "'int' object is not callable" at the first point, and "'int' object is not iterable"
+    with pytest.raises(TypeError, match=match):
+        analysis.sweep(func, grid, quiet=True)
+
+
+@pytest.mark.parametrize("systems", [5, "ab", {"a", "b"}, [5]], ids=["int", "str", "set", "item"])
+def test_system_colors_takes_a_sequence_of_names(systems):
+    # a set gave each system its colour by hash order, 'ab' read two systems 'a' and 'b'
+    with pytest.raises(TypeError, match=r"^systems(\[0\])? must be a"), \
+            analysis.system_colors(systems):
+        pass

@@ -1788,7 +1788,7 @@ def test_background_leaves_a_domain_alone_and_bad_input_refused():
         moe_exchange(f, "deepseek-v3", 128, 8, **kw)
     g = topologies.rail_optimized(2, 4, scaleup_links=8, chip="h100")
     for bad in (-1.0, float("nan"), float("inf"), True, "5e9", None):
-        with pytest.raises(SpecError if is_real(bad) else TypeError, match="nic_background must be bytes/s >= 0"):
+        with pytest.raises(SpecError if is_real(bad) else TypeError, match="nic_background must be a finite number >= 0 bytes/s"):
             moe_exchange(g, "deepseek-v3", 128, 8, **kw, nic_background=bad)
     with pytest.raises(SpecError, match="collectives model"):
         moe_exchange(g, "deepseek-v3", 128, 8, kernel="all-to-allv", dispatch_bytes=1,
@@ -1845,7 +1845,7 @@ def test_decode_step_background_needs_an_exchange_kernel():
     with pytest.raises(SpecError, match="collectives model"):
         analysis.decode_step("deepseek-v3", f, **kw, ep_kernel="all-to-allv", nic_background=1e9)
     for bad in (-1, float("nan"), True, "1e9"):
-        with pytest.raises(SpecError if is_real(bad) else TypeError, match="nic_background must be bytes/s >= 0"):
+        with pytest.raises(SpecError if is_real(bad) else TypeError, match="nic_background must be a finite number >= 0 bytes/s"):
             analysis.decode_step("deepseek-v3", f, **kw, ep_kernel="deepep-low-latency",
                                  nic_background=bad)
     one = {"batch": 8, "context": 1000, "layout": "tp=8,etp=8"}      # experts split, no exchange

@@ -73,7 +73,7 @@ _CASES = {
     "traffic name": (lambda: analysis.traffic(_torus(), 5),
                      r"^traffic name must be a str, got 5 \(an int\)$"),
     "traffic bytes": (lambda: analysis.traffic(_torus(), "all-to-all", "1KiB"),
-                      r"^nbytes must be a finite number > 0, got '1KiB' \(a str\)$"),
+                      r"^nbytes must be a finite number > 0, got nbytes='1KiB' \(a str\)$"),
     "op": (lambda: fabric.access_latencies(_torus(), op=None),
            r"^op must be a str, got None \(a NoneType\)$"),
     "transport": (lambda: fabric.access_latencies(_torus(), transport=1),

@@ -177,7 +177,8 @@ def test_speculative_decode_quotes_its_two_draft_prices_shortened():
 
 def test_gemm_compute_efficiency_checks_its_choices_kind_first():
     # generation=5 was a SpecError 'must be one of ... got 5'; a long name came back whole
-    with pytest.raises(TypeError, match=r"^generation must be a str, got 5 \(an int\)$"):
+    # (None is a generation too: "a str or None", check_choice's optional=True, session 37)
+    with pytest.raises(TypeError, match=r"^generation must be a str or None, got 5 \(an int\)$"):
         analysis.gemm_compute_efficiency(5, "fp8", "dense")
     with pytest.raises(TypeError, match=r"^GEMM kind must be a str, got 5 \(an int\)$"):
         analysis.gemm_compute_efficiency("hopper", "fp8", 5)

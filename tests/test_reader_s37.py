@@ -7,11 +7,14 @@ built the README report (seconds) before it refused an unknown figure name, and 
 ``names='latency'`` letter by letter: names are checked first, against README_FIGURES.
 """
 
+import re
+
 import pytest
 from cli_run import run_cli
 
 import analysis
 import analysis._report
+import fabric
 from fabric import SpecError
 
 
@@ -188,3 +191,36 @@ def test_a_refused_address_is_said_once():
         validate_address("x", what="local address")
     rc, _, err = run_cli(["translate", "sd200-ultra", "--host", "host1", "0xZ"])
     assert rc == 2 and err.count("0xZ") == 1, err
+
+
+def test_a_chips_own_messages_quote_its_name_shortened():
+    import dataclasses
+
+    from fabric import chip_spec
+    h100 = chip_spec("h100")
+    for kw in ({"hbm_bytes": -1}, {"tensor_flops": 5}, {"generation": "x"}):
+        with pytest.raises((SpecError, TypeError)) as e:
+            dataclasses.replace(h100, name="x" * 5000, **kw)       # were 5 KB lines
+        assert len(str(e.value)) < 300 and "(5002 characters)" in str(e.value), str(e.value)
+    with pytest.raises(SpecError, match=r"^hbm_bytes must be an integer >= 1 \(chip 'h100'\)"):
+        dataclasses.replace(h100, hbm_bytes=0)                      # a short name as before
+
+
+def test_an_owner_of_several_regions_none_its_own_is_said_one_way():
+    # the default window's, the heap's and access's sentences were three (access named no
+    # region; the heap's chip unquoted)
+    import topologies
+    from fabric import AddressPlan, GiB, Region, SymmetricHeap, access_to, check
+    f = topologies.build("torus:2x2,chip=h100")
+    base = f.address_map.region("chip3.hbm").base
+    kept = [r for r in f.address_map.regions if r.owner != "chip3"]
+    two = [Region(base=base + i * GiB, size=GiB, owner="chip3", kind="hbm", name=n)
+           for i, n in enumerate(("c3a", "c3b"))]
+    said = "'chip3' holds 2 HBM regions ('c3a' and 'c3b') and none is named 'chip3.hbm', so "
+    for heap, default_windows in ((SymmetricHeap(size=GiB), True), (None, False)):
+        g = f.replace(address_plan=AddressPlan(layout="explicit", regions=kept + two, heap=heap,
+                                               default_windows=default_windows))
+        found = [x.message for x in check(g) if x.code == "invalid"]
+        assert len(found) == (2 if heap else 0) and all(said in m for m in found), found
+    with pytest.raises(fabric.AddressMapError, match=re.escape(said) + "its memory is no one"):
+        access_to(g, "chip0", "chip3")

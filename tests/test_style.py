@@ -79,7 +79,10 @@ def test_save_figure_writes_each_format(tmp_path):
 @pytest.mark.parametrize("formats", [(), ("jpg",), ("pdf", "eps")])
 def test_save_figure_rejects_unknown_formats(tmp_path, formats):
     fig, _ = plt.subplots()
-    with pytest.raises(ValueError, match="formats must be a non-empty subset"):
+    # the first unknown one is named (was "formats must be a non-empty subset of (...)")
+    with pytest.raises(ValueError, match="^formats must name one or more of pdf, svg, png, "
+                                         "got formats=\\(\\)$" if not formats else
+                                         "^each format must be one of pdf, svg, png, got '"):
         save_figure(fig, tmp_path / "f", formats=formats)
 
 
