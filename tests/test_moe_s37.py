@@ -199,3 +199,18 @@ def test_in_switch_planes_and_pareto_front_check_their_arguments():
         with pytest.raises(TypeError, match=r"^points must be a sequence of serving points"):
             pareto_front(bad, "x", "y")
     assert pareto_front(iter([{"x": 1, "y": 2}]), "x", "y") == [{"x": 1, "y": 2}]
+
+
+def test_a_step_lists_no_measured_point_where_its_all_reduce_fell_back():
+    # the session's whole-diff read: trtllm_all_reduce prices a TP group across two servers
+    # (no load/store domain holds it) by analysis.cost, but the step's parameter table still
+    # listed the measured op's points as the figures it used
+    import topologies
+
+    kw = {"batch": DECODE_BATCH, "context": DECODE_CONTEXT, "layout": "tp=8",
+          "ep_kernel": "deepep-low-latency"}
+    split = analysis.decode_step(DECODE_MODELS[0],
+                                 topologies.build("rail:servers=2,gpus=4,chip=b200"), **kw)
+    assert not any(p.name.startswith("decode.trtllm_allreduce.") for p in split.parameters)
+    assert any(p.name == "decode.collective" and p.value == "analysis.trtllm_all_reduce"
+               for p in split.parameters)
