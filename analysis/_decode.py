@@ -4484,7 +4484,7 @@ def collective_label(fn):
     """
     from ._engine_allreduce import engine_all_reduce_label
 
-    if check_collective(fn) is None:        # a function's name, or its kind refused
+    if not callable(fn):                    # None too: there is no function to name
         raise kind_error(fn, "collective", "a cost function to name")
     if fn is _default_collective:
         return "analysis.cost"

@@ -54,8 +54,9 @@ def test_one_collective_label_for_the_step_and_the_cli():
         assert e.phrase in runtime_text(label)
     assert collective_label(analysis.cost) == "cost"      # a caller's function: its name
     for bad in (None, 5):                  # nothing to name: not a silent 'NoneType' / 'int'
-        with pytest.raises(TypeError, match=r"^collective must be a cost function"):
+        with pytest.raises(TypeError, match=r"^collective must be a cost function") as err:
             collective_label(bad)
+        assert "or None" not in str(err.value)  # the whole-diff read: None is refused here
 
 
 def test_a_callers_function_of_an_engine_ops_name_is_not_taken_for_it():
