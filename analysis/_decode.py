@@ -3790,8 +3790,7 @@ def _communication(s, route):
     """The step's collectives on the fabric: TP all-reduce, expert dispatch and combine."""
     m, lay, kern = s.m, s.lay, s.kern
     ep = lay.ep
-    tp_bytes = s.t_dp * m.hidden * m.activation_bytes    # one group's activations
-    t_allreduce = _slowest_tp_allreduce(s, tp_bytes)
+    t_allreduce = _slowest_tp_allreduce(s, _tp_bytes(s))
     traffic = route.traffic
     exchange = None
     if lay.etp > 1:
@@ -4485,7 +4484,7 @@ def collective_label(fn):
     """
     from ._engine_allreduce import engine_all_reduce_label
 
-    if check_collective(fn) is None:        # a function's name, or its kind refused
+    if not callable(fn):                    # None too: there is no function to name
         raise kind_error(fn, "collective", "a cost function to name")
     if fn is _default_collective:
         return "analysis.cost"
@@ -4611,8 +4610,21 @@ def _measured_all_reduce_parameters(s):
 
     if s.collective is not trtllm_all_reduce or s.lay.tp < 2:
         return ()
-    return trtllm_all_reduce_parameters(s.chip, s.lay.tp,
-                                        s.t_dp * s.m.hidden * s.m.activation_bytes)
+    size, tp = _tp_bytes(s), s.lay.tp
+    algo = s.algorithm.get(_ALL_REDUCE, "auto") if isinstance(s.algorithm, dict) else s.algorithm
+    for i in range(0, len(s.pos) - tp + 1, tp):
+        # the op's own answer says whether it read the table (it falls back to analysis.cost
+        # off a load/store domain, e.g. a TP group across two servers)
+        chips = [s.fabric.endpoints[p] for p in s.pos[i:i + tp]]
+        if trtllm_all_reduce(s.fabric, _ALL_REDUCE, size, algorithm=algo, ranks=chips,
+                             transport=s.transport).algorithm == "trtllm measured":
+            return trtllm_all_reduce_parameters(s.chip, tp, size)
+    return ()
+
+
+def _tp_bytes(s):
+    """Bytes of one tensor-parallel group's all-reduce in a step: its activations."""
+    return s.t_dp * s.m.hidden * s.m.activation_bytes
 
 
 def _efficiency_parameters(s):

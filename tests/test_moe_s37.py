@@ -54,8 +54,9 @@ def test_one_collective_label_for_the_step_and_the_cli():
         assert e.phrase in runtime_text(label)
     assert collective_label(analysis.cost) == "cost"      # a caller's function: its name
     for bad in (None, 5):                  # nothing to name: not a silent 'NoneType' / 'int'
-        with pytest.raises(TypeError, match=r"^collective must be a cost function"):
+        with pytest.raises(TypeError, match=r"^collective must be a cost function") as err:
             collective_label(bad)
+        assert "or None" not in str(err.value)  # the whole-diff read: None is refused here
 
 
 def test_a_callers_function_of_an_engine_ops_name_is_not_taken_for_it():
@@ -199,3 +200,18 @@ def test_in_switch_planes_and_pareto_front_check_their_arguments():
         with pytest.raises(TypeError, match=r"^points must be a sequence of serving points"):
             pareto_front(bad, "x", "y")
     assert pareto_front(iter([{"x": 1, "y": 2}]), "x", "y") == [{"x": 1, "y": 2}]
+
+
+def test_a_step_lists_no_measured_point_where_its_all_reduce_fell_back():
+    # the session's whole-diff read: trtllm_all_reduce prices a TP group across two servers
+    # (no load/store domain holds it) by analysis.cost, but the step's parameter table still
+    # listed the measured op's points as the figures it used
+    import topologies
+
+    kw = {"batch": DECODE_BATCH, "context": DECODE_CONTEXT, "layout": "tp=8",
+          "ep_kernel": "deepep-low-latency"}
+    split = analysis.decode_step(DECODE_MODELS[0],
+                                 topologies.build("rail:servers=2,gpus=4,chip=b200"), **kw)
+    assert not any(p.name.startswith("decode.trtllm_allreduce.") for p in split.parameters)
+    assert any(p.name == "decode.collective" and p.value == "analysis.trtllm_all_reduce"
+               for p in split.parameters)
