@@ -61,8 +61,8 @@ True
 
 import itertools
 
-from fabric import GENERATIONS, Parameter, chip_spec
-from fabric._chips import check_math_format
+from fabric import Parameter, chip_spec
+from fabric._chips import check_generation, check_math_format
 from fabric._units import check_choice, check_number
 
 from ._gemm_measured import lower_envelope, measured_chip
@@ -155,7 +155,7 @@ GEMM_COMPUTE_EFFICIENCY = {("hopper", "fp8", kind): _deepgemm(kind) for kind in 
 def _check_format(generation, math):
     """Refuse a ``generation`` or math format the GEMM tables do not know, by name (a
     misspelt one is an error, not "none published")."""
-    check_choice(generation, "generation", GENERATIONS, optional=True)
+    check_generation(generation)
     check_math_format(math)
 
 

@@ -294,22 +294,24 @@ def unmapped_findings(fabric, plan, regions, targets):
         if plan.default_windows is not False and not any(own.intersection(r.owners)
                                                          for r in regions):
             continue        # the defaults map every chip's own HBM: these chips hold none
-        cannot = ("its chip cannot load or store its own memory (add a window onto it)"
-                  if len(chips) == 1 else "its chips cannot load or store one another's "
-                  "memory (add a window onto each chip they share)")
+        cannot, fix = (("its chip cannot load or store its own memory", "add a window onto it")
+                       if len(chips) == 1 else
+                       ("its chips cannot load or store one another's memory",
+                        "add a window onto each chip they share"))
         if plan.default_windows is False:
             why = "with default_windows = false it has only the windows the plan lists"
         elif any(r.kind == "hbm" and r.ways == 1 and r.owner in own for r in regions):
             # their own HBM regions are there, but no window onto them stands (a region
             # beyond the address width, say: an error of its own, which is the fix)
             why = "the default windows onto its chips' own HBM regions are refused"
-            cannot = cannot.split(" (")[0] + " (see the errors on those regions)"
+            fix = "see the errors on those regions"
         else:
             why = ("the default windows map each chip's own HBM region, and these chips own "
                    "none (their memory is in regions of several owners or of another kind)")
         out.append(Finding(code="unreachable", severity="warning",
                            message=f"host domain {h} maps none of its own chips' memory "
-                           f"({name_list([show_value(c) for c in chips])}): {why}, so {cannot}",
+                           f"({name_list([show_value(c) for c in chips])}): {why}, so {cannot} "
+                           f"({fix})",
                            where=h))
     return out
 

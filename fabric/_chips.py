@@ -141,6 +141,21 @@ def check_math_format(value, what="math format"):
     return check_choice(value, what, MATH_FORMATS)
 
 
+def check_generation(value, what="generation"):
+    """``value`` where a GPU generation is due (one of :data:`GENERATIONS`, or None: none
+    stated), else a TypeError (not a str) or a SpecError (another name) naming ``what``: the
+    one check of a generation (a chip's and the GEMM tables').
+
+    >>> check_generation("hopper"), check_generation(None)
+    ('hopper', None)
+    >>> check_generation("hoper")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: generation must be one of hopper, blackwell or None, got 'hoper'
+    """
+    return check_choice(value, what, GENERATIONS, optional=True)
+
+
 #: The reduction bound used for every preset: bytes reduced per byte of HBM traffic.
 REDUCE_RATE_NOTE = "HBM bandwidth / 3: a reduction reads two operands and writes one (assumption)"
 
@@ -233,8 +248,7 @@ class ChipSpec:
                            tuple((f, flops[f]) for f in MATH_FORMATS if f in flops))
         object.__setattr__(self, "grace_gpus", check_count(
             self.grace_gpus, "grace_gpus", 0, f"an integer >= 0 ({chip})"))
-        check_choice(self.generation, f"{chip}: generation", GENERATIONS,
-                     optional=True)
+        check_generation(self.generation, f"{chip}: generation")
 
     def peak(self, fmt):
         """Dense tensor-core FLOP/s of math format ``fmt``, or ``None`` if the chip has no

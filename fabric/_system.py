@@ -81,7 +81,7 @@ from ._domains import DomainLimits, Grant, Window
 from ._errors import SpecError
 from ._plan import AddressPlan
 from ._symmetric import SymmetricHeap
-from ._units import is_int, kind_error, kind_of, parse_address, parse_size, show_value
+from ._units import is_int, kind_error, parse_address, parse_size, show_value
 
 #: Floats hold every whole number below this (2**53); a TOML float address or size at or
 #: above it may already be another number.
@@ -346,8 +346,8 @@ def read_system(text, path="<string>", *, build):
         hint = (" (to read a file, load_system(path))" if isinstance(text, os.PathLike) else
                 " (decode it first, or load_system(path) for a file)"
                 if isinstance(text, (bytes, bytearray)) else "")
-        raise TypeError(f"read_system takes the TOML text of a system file, a str, got "
-                        f"{show_value(text)} ({kind_of(text)}){hint}")
+        raise kind_error(text, "read_system's text", "the TOML text of a system file (a str)",
+                         tail=hint)
     text = text.removeprefix("\ufeff")     # a UTF-8 byte order mark, as some editors write
     doc = read_toml(text, path)
     r = _Reader(path, text, doc)

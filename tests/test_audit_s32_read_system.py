@@ -19,6 +19,8 @@ import topologies
     (b"[system]", r"\(a bytes\) \(decode it first, or load_system\(path\) for a file\)"),
     (None, r"got None \(a NoneType\)$"), (123, r"got 123 \(an int\)$")])
 def test_read_system_takes_text(value, hint):
-    with pytest.raises(TypeError, match="^read_system takes the TOML text of a system file, "
-                                        "a str, .*" + hint):
+    # (session 37: kind_error's sentence, its tail the hint; was 'read_system takes the TOML
+    # text of a system file, a str, got ...')
+    with pytest.raises(TypeError, match=r"^read_system's text must be the TOML text of a system "
+                                        r"file \(a str\), .*" + hint):
         topologies.read_system(value)
