@@ -1166,6 +1166,10 @@ class ExchangeKernel:
         waits for (its sending warps are among the threads of the next token's barrier):
         :meth:`send_waves`, the ``"further_waves"`` chain steps, and one release fence per
         wave in one load/store domain (DeepEP low-latency's dispatch).
+    send_grid_experts : tuple of int
+        ``()``, or the (fewest, most) routed experts for which ``send_grid`` holds, where the
+        code sets it from the device (DeepEP d28bd67: ``ceil(E / SMs)`` experts a block, the
+        project's chips carry no SM count): :meth:`send_waves` refuses other expert counts.
     receive_vector : int
         ``0``, or the bytes the dispatch's receiving block copies per dependent load when it
         copies a received token out of the receive buffer (its threads x 16 B, a load then its
@@ -1296,6 +1300,7 @@ class ExchangeKernel:
     cycles: tuple = ((), ())
     stage_vector: tuple = ()
     send_grid: int = 0
+    send_grid_experts: tuple = ()
     receive_vector: int = 0
     pointer_overlap: tuple = ()
     walk_slot_bytes: int = 0
@@ -1414,6 +1419,13 @@ class ExchangeKernel:
         if "each" in self.qp_signals and not self.qp_per_peer:
             raise SpecError("qp_signals 'each' needs qp_per_peer (the queue pairs a rank's "
                              "messages to one peer spread over)")
+        v = self.send_grid_experts
+        if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
+                not is_int(x) or x < 1 for x in v) or v[0] > v[1]):
+            raise SpecError(f"send_grid_experts must be () or two ints 1 <= fewest <= most "
+                             f"(the routed experts send_grid holds for), got {show_value(v)}")
+        if v and not self.send_grid:
+            raise SpecError("send_grid_experts needs send_grid (the experts per dispatch block)")
         for field, need, what in _FIELD_NEEDS:
             if getattr(self, field) and not getattr(self, need):
                 raise SpecError(f"{field} needs {need} ({what})")
@@ -1793,7 +1805,15 @@ class ExchangeKernel:
         """
         if not self.send_grid:
             return 0
-        blocks = -(-int(experts) // self.send_grid)
+        experts = check_count(experts, "experts", 1)
+        lo, hi = self.send_grid_experts or (1, experts)
+        if not lo <= experts <= hi:
+            held = f"{lo}" if lo == hi else f"{lo}-{hi}"
+            raise SpecError(f"{self.name}'s dispatch grid ({self.send_grid} experts a block) "
+                            f"holds for {held} routed experts only, got {experts}: its code "
+                            "sets the grid from the device's SMs, which the project's chips do "
+                            "not carry")
+        blocks = -(-experts // self.send_grid)
         return -(-int(tokens) // blocks) - 1
 
     def receive_reduce(self, experts, k, tokens, hidden):
@@ -2026,6 +2046,11 @@ class ExchangeKernel:
             if getattr(self, field):
                 out.append(Parameter(f"{self.name}.{field}", getattr(self, field), unit,
                                      src.get(field, "")))
+        if self.send_grid_experts:
+            lo, hi = self.send_grid_experts
+            out.append(Parameter(f"{self.name}.send_grid_experts",
+                                 f"{lo}" if lo == hi else f"{lo}-{hi}", "",
+                                 src.get("send_grid_experts", "")))
         if self.walk_slot_bytes:
             out.append(EXCHANGE_L1_SECTOR)
         if any(self.release_fence):
@@ -3769,6 +3794,16 @@ def _deepep_low_latency_d28bd67():
         "each after the release of the one before as at de8cfca: one token a block up to 128 "
         "tokens, no later wave (de8cfca: 3 experts a block, 86 blocks). The project's chips carry "
         "no SM count: 2 holds for 256 experts on 128-255 SMs")
+    src["send_grid_experts"] = (
+        "deepseek-ai/DeepEP d28bd67 internode_ll.cu l.600-605: the grid is ceil(E / the "
+        "device's SMs) experts a block; the project's chips carry no SM count, so send_grid 2 is "
+        "taken only for the 256 routed experts the code was read for and its rows ran (2 there "
+        "on every GPU of 128-255 SMs); other expert counts are refused, not priced with a wrong "
+        "grid (session 37, whole-diff read F1)")
+    for name in ("send_cycles", "count_cycles", "chain"):
+        src[name] = src[name] + (
+            "; taken for d28bd67 as de8cfca's: d28bd67's build was not compiled and read "
+            "(assumption; NCCL EP's adaptation of the same loop counts 424 / 282)")
     return _tma_combine(
         base, "deepep-low-latency@d28bd67", src,
         send=("deepseek-ai/DeepEP d28bd67 internode_ll.cu combine send (l.1410-1490, TMA since "
@@ -3779,7 +3814,7 @@ def _deepep_low_latency_d28bd67():
                  "14,336 B; one TMA store of the sum)"),
         chunk=("deepseek-ai/DeepEP d28bd67 internode_ll.cu combine (kNumSendUnrolls l.1346, the "
                "TMA constants l.1394-1397)"),
-        send_grid=2)
+        send_grid=2, send_grid_experts=(256, 256))
 
 
 EXCHANGE_KERNELS["deepep-low-latency@d28bd67"] = _deepep_low_latency_d28bd67()

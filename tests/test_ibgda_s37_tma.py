@@ -103,3 +103,24 @@ def test_dedup_is_a_choice():
         dataclasses.replace(pplx, dedup="nodes")
     with pytest.raises(TypeError, match="dedup must be a str, got 5"):
         dataclasses.replace(pplx, dedup=5)
+
+
+def test_d28bd67_grid_is_refused_where_it_does_not_hold():
+    """Whole-diff read F1 (session 37): the build's grid is ceil(E / SMs) experts a block;
+    send_grid 2 was applied to every expert count (kimi-k2's 384: 128 blocks where the code
+    has 192). It holds for the 256 experts it was read for; other counts are refused. F5: its
+    cycle counts are de8cfca's, said as an assumption."""
+    d28 = exchange_kernel("deepep-low-latency@d28bd67")
+    assert (d28.send_waves(256, 128), d28.send_waves(256, 129)) == (0, 1)
+    with pytest.raises(SpecError, match="2 experts a block\\) holds for 256 routed experts "
+                                        "only, got 384"):
+        moe_exchange(fidelity_heldout_moe._h100_nodes(1), "kimi-k2", 16, 8, kernel=d28,
+                     dispatch_bytes=1 + 4 / 128, combine_bytes=2)
+    assert exchange_kernel("deepep-low-latency").send_waves(384, 128) == 0      # fixed 3
+    src = {p.name: p.source for p in d28.parameters()}
+    assert all("taken for d28bd67 as de8cfca's" in src[f"{d28.name}.{n}"]
+               for n in ("send_cycles", "count_cycles", "chain"))
+    with pytest.raises(SpecError, match="send_grid_experts must be"):
+        dataclasses.replace(d28, send_grid_experts=(300, 256))
+    with pytest.raises(SpecError, match="send_grid_experts needs send_grid"):
+        dataclasses.replace(exchange_kernel("pplx"), send_grid_experts=(1, 8))
