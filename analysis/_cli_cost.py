@@ -17,7 +17,7 @@ Examples
 import math
 
 from fabric import SpecError, nccl_release_dates
-from fabric._units import is_numeral
+from fabric._units import is_numeral, show_value
 
 from ._json_units import to_json
 from ._sizes import parse_sizes
@@ -39,7 +39,7 @@ def parse_ranks(tokens, fabric=None):
             if sep and is_numeral(a) and is_numeral(b):
                 lo, hi = int(a), int(b)
                 if hi < lo:
-                    raise SpecError(f"rank range {part!r} runs backwards")
+                    raise SpecError(f"rank range {show_value(part)} runs backwards")
                 if fabric is not None and hi >= fabric.n_ranks:
                     fabric.node(hi)         # its NodeError: "rank hi is out of range 0..n-1"
                 out += list(range(lo, hi + 1))

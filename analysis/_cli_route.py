@@ -25,16 +25,17 @@ __all__ = []
 def _size(text):
     """A payload size: ``4096``, ``4KiB``, ``1MB`` (the units :func:`fabric.parse_size` reads)."""
     from fabric import FabricError, parse_size
+    from fabric._units import show_value
 
     bad = "size must be a positive integer (bytes, or with a unit: 4KiB, 1MB)"
     if text.strip().startswith("-"):    # the reader's own rule (>= 0) would read as a second one
-        raise argparse.ArgumentTypeError(f"{bad}, got {text!r}")
+        raise argparse.ArgumentTypeError(f"{bad}, got {show_value(text)}")
     try:
         size = parse_size(text)
     except (FabricError, ValueError) as e:       # the reader's message names the value
         raise argparse.ArgumentTypeError(f"{bad}: {e}") from None
     if size <= 0:
-        raise argparse.ArgumentTypeError(f"{bad}, got {text!r}")
+        raise argparse.ArgumentTypeError(f"{bad}, got {show_value(text)}")
     return size
 
 

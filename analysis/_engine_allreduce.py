@@ -357,11 +357,11 @@ def trtllm_all_reduce_parameters(chip, ranks, nbytes):
     >>> trtllm_all_reduce_parameters("gb200", 8, 14336)
     ()
     """
+    from ._collectives import read_nbytes
+
     if trtllm_all_reduce_time(chip, ranks, nbytes) is None:     # its checks, its range
         return ()
     chip = measured_chip(chip)
-    from ._collectives import read_nbytes
-
     env = _TRTLLM_AR_ENV[(chip, ranks)]
     size = read_nbytes(nbytes)
     sizes = [x for x, _ in env]
@@ -508,7 +508,9 @@ ENGINE_ALL_REDUCES = {
                 "(analysis.trtllm_all_reduce, TRTLLM_ALLREDUCE_BF16: ai-dynamo/aiconfigurator "
                 "095f58a5 b200_sxm / h200_sxm comm/trtllm/1.2.0rc5/custom_allreduce_perf."
                 "parquet), other collectives analysis.cost: decode_step's default for "
-                "engine='trtllm' on B200 and H200, or the caller's")),
+                "engine='trtllm' on "
+                + " and ".join(c.upper() for c in sorted(TRTLLM_ALLREDUCE_CHIPS))
+                + ", or the caller's")),
 }
 
 

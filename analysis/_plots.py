@@ -25,7 +25,15 @@ import numpy as np
 from fabric import format_size
 from fabric._arrays import real_array
 from fabric._fabric_arg import fabric_arg
-from fabric._units import check_choice, check_number, kind_error, sequence_of, show_value, text_of
+from fabric._units import (
+    check_choice,
+    check_number,
+    is_real,
+    kind_error,
+    sequence_of,
+    show_value,
+    text_of,
+)
 
 __all__ = [
     "palette",
@@ -178,12 +186,15 @@ def _rows_by(rows, keys):
     return groups
 
 
-def _check_rows(rows, needed, what, *, empty=False):
+def _check_rows(rows, needed, what, *, numbers=(), gaps=(), empty=False):
     """``rows`` as a list of the tidy rows (mappings) a row plot ``what`` draws, each holding
-    the ``needed`` keys (those a caller names checked first: :func:`_row_keys`); else a
-    TypeError for a wrong kind (5 was Python's "not iterable", a row that is no mapping
-    "argument of type 'int' is not iterable") or a ValueError naming what a row lacks, or
-    that there is no row (unless ``empty``: a plot that draws its frame without rows)."""
+    the ``needed`` keys (those a caller names checked first: :func:`_row_keys`), the values
+    of its ``numbers`` keys real numbers (:func:`fabric._units.is_real`; None too for a key
+    in ``gaps``, a point not evaluated); else a TypeError for a wrong kind (5 was Python's
+    "not iterable", a row that is no mapping "argument of type 'int' is not iterable", a
+    value '1e-5' "unsupported operand", True was drawn as 1) or a ValueError naming what a
+    row lacks, or that there is no row (unless ``empty``: a plot that draws its frame
+    without rows)."""
     rows = sequence_of(rows, f"{what}: rows", "rows (dicts of key -> value)")
     if not rows and not empty:
         raise ValueError(f"{what}: no rows to plot")
@@ -194,6 +205,10 @@ def _check_rows(rows, needed, what, *, empty=False):
         if missing:
             raise ValueError(f"{what}: row {i} lacks {show_value(missing)}; each row needs "
                              f"{show_value(list(needed))}")
+        for k in numbers:
+            if not (is_real(row[k]) or (row[k] is None and k in gaps)):
+                raise kind_error(row[k], f"{what}: rows[{i}][{show_value(k)}]",
+                                 "a number or None" if k in gaps else "a number")
     return rows
 
 
@@ -676,7 +691,8 @@ def plot_collective_sweep(rows, ax=None, *, metric="time", group=("system", "alg
     """
     check_choice(metric, "metric", ("time", "busbw", "algbw"))
     group = _row_keys(group, "group")
-    rows = _check_rows(rows, ("size", metric, *group), "plot_collective_sweep")
+    rows = _check_rows(rows, ("size", metric, *group), "plot_collective_sweep",
+                       numbers=("size", metric))
     ax = _new_axes(ax)
     scale = 1e-6 if metric == "time" else 1e9
     series, drawn = [], []
@@ -810,7 +826,8 @@ def plot_ratio(rows, ax=None, *, group=("label",), reference=None, reference_lab
         reference = check_number("reference", reference, 0, strict=True)
     reference_label = text_of(reference_label, "reference_label", optional=True)
     ylabel = text_of(ylabel, "ylabel")
-    rows = _check_rows(rows, ("size", "ratio", *group), "plot_ratio")
+    rows = _check_rows(rows, ("size", "ratio", *group), "plot_ratio",
+                       numbers=("size", "ratio"), gaps=("ratio",))
     ax = _new_axes(ax)
     # one colour per system (its colour in every figure); the rest of the label (the
     # operation) picks the line style and marker, the same for every system
@@ -1088,8 +1105,9 @@ def plot_failure_cost(rows, ax=None, *, metric="change"):
     >>> [t.get_text() for t in ax.texts]          # every bar labelled, a zero too
     ['+12.5%', '+0.0%']
     """
-    rows = _check_rows(rows, ("system", "failure", text_of(metric, "metric")),
-                       "plot_failure_cost")
+    metric = text_of(metric, "metric")
+    rows = _check_rows(rows, ("system", "failure", metric), "plot_failure_cost",
+                       numbers=(metric,))
     ax = _new_axes(ax)
     systems = list(dict.fromkeys(r["system"] for r in rows))
     failures = list(dict.fromkeys(r["failure"] for r in rows))
@@ -1148,7 +1166,7 @@ def plot_stacked_bars(rows, ax=None, *, category="system", part="component", val
     category, part, value = (text_of(k, name) for k, name in (
         (category, "category"), (part, "part"), (value, "value")))
     scale, unit_name = _display_unit(scale, unit_name)
-    rows = _check_rows(rows, (category, part, value), "plot_stacked_bars")
+    rows = _check_rows(rows, (category, part, value), "plot_stacked_bars", numbers=(value,))
     ax = _new_axes(ax)
     cats = list(dict.fromkeys(r[category] for r in rows))
     parts = list(dict.fromkeys(r[part] for r in rows))
@@ -1208,7 +1226,7 @@ def plot_tornado(rows, base, ax=None, *, scale=1e-3, unit_name="ms", xlabel="tim
     scale, unit_name = _display_unit(scale, unit_name)
     xlabel = text_of(xlabel, "xlabel")
     rows = _check_rows(rows, ("parameter", "low", "high", "value_low", "value_high"),
-                       "plot_tornado")
+                       "plot_tornado", numbers=("value_low", "value_high"))
     ax = _new_axes(ax)
     rows = sorted(rows, key=lambda r: -abs(r["value_high"] - r["value_low"]))
     b = base / scale

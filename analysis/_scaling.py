@@ -470,7 +470,8 @@ def draw_scaling(rows, metric, ax=None, legend=True, dodge=False):
     # before the axes: a refused input leaves no figure behind (a metric no row holds was a
     # KeyError, rows=5 "not iterable")
     check_choice(metric, "metric", SCALING_METRICS)
-    rows = _plots._check_rows(rows, ("family", "chips", metric), "draw_scaling", empty=True)
+    rows = _plots._check_rows(rows, ("family", "chips", metric), "draw_scaling", empty=True,
+                              numbers=("chips", metric), gaps=(metric,))
     ax = _plots._new_axes(ax)
     label, scale, unit = SCALING_METRICS[metric]
     pal = _plots.palette()

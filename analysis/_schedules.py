@@ -134,7 +134,7 @@ def register_algorithm(name, builder):
     ValueError: register 'my-ring' in ALGORITHMS first
     """
     if not any(name in algs for algs in ALGORITHMS.values()):
-        raise ValueError(f"register {name!r} in ALGORITHMS first")
+        raise ValueError(f"register {show_value(name)} in ALGORITHMS first")
     _REGISTERED[name] = builder
 
 
@@ -651,6 +651,8 @@ def in_switch_planes(fabric, nodes):
     >>> [(s, round(share, 4)) for s, share in in_switch_planes(f, f.endpoints)]
     [('sw0', 0.2778), ('sw1', 0.2222), ('sw2', 0.2222), ('sw3', 0.2778)]
     """
+    fabric = fabric_arg(fabric)
+    nodes = sequence_of(nodes, "nodes", "chips (node names)")
     G = fabric.graph
     reducing = [n for n, d in G.nodes(data=True) if d.get("kind") == "switch"
                 and d.get("reduction")]

@@ -3030,8 +3030,9 @@ def pareto_front(points, x="tokens_per_s_user", y="tokens_per_s_gpu"):
 
     Parameters
     ----------
-    points : iterable
-        Objects with attributes ``x`` and ``y``, or mappings with those keys.
+    points : sequence
+        Objects with attributes ``x`` and ``y``, or mappings with those keys (a set or
+        one point is refused: TypeError).
     x, y : str
         The two figures to maximise (default: tokens/s per user and per GPU).
 
@@ -3053,6 +3054,7 @@ def pareto_front(points, x="tokens_per_s_user", y="tokens_per_s_gpu"):
             raise SpecError(f"pareto_front: every point must have {key!r} (x and y name a "
                             f"number of each point), got {show_value(p)}") from None
 
+    points = sequence_of(points, "points", "serving points (or mappings)")
     for p in points:
         for key in (x, y):
             v = get(p, key)

@@ -36,7 +36,7 @@ import concurrent.futures
 import itertools
 from collections.abc import Mapping
 
-from fabric._units import check_count, kind_error, sequence_of
+from fabric._units import check_count, kind_error, sequence_of, show_value
 
 from ._progress import Progress
 
@@ -72,9 +72,9 @@ def parameter_grid(**axes):
     names = list(axes)
     values = []
     for name in names:
-        vals = sequence_of(axes[name], f"axis {name!r}", "values")   # a wrong kind: TypeError
+        vals = sequence_of(axes[name], f"axis {show_value(name)}", "values")  # wrong kind: TypeError
         if not vals:
-            raise ValueError(f"axis {name!r} has no values")
+            raise ValueError(f"axis {show_value(name)} has no values")
         values.append(vals)
     return [dict(zip(names, combo)) for combo in itertools.product(*values)]
 

@@ -211,6 +211,22 @@ def test_a_row_plots_keys_and_units_are_checked(plot, kwargs, error, match):
         _PLOTS[plot](_ROWS[plot], **kwargs)
 
 
+_VALUES = {"collective-sweep": ("time", "size"), "ratio": ("ratio", "size"),
+           "failure-cost": ("change",), "stacked-bars": ("time",),
+           "tornado": ("value_low", "value_high"),
+           "scaling": ("chips", "bisection_per_chip_Bps")}
+
+
+@pytest.mark.parametrize("plot, key", [(p, k) for p in sorted(_VALUES) for k in _VALUES[p]])
+@pytest.mark.parametrize("value", ["1e-5", True], ids=["str", "bool"])
+def test_a_row_plots_values_are_numbers(plot, key, value):
+    # '1e-5' was "unsupported operand type(s) for /" (or numpy's 'isfinite' not supported),
+    # True was drawn as 1
+    rows = [{**_ROWS[plot][0], key: value}]
+    with pytest.raises(TypeError, match=rf"rows\[0\]\['{key}'\] must be a number"):
+        _PLOTS[plot](rows)
+
+
 def test_a_missing_long_key_is_quoted_shortened():
     with pytest.raises(ValueError, match=r"row 0 lacks \['x.*\(500\d characters\)") as info:
         analysis.plot_failure_cost(_ROWS["failure-cost"], metric="x" * 5000)

@@ -182,3 +182,20 @@ def test_measured_tables_read_their_chip_by_one_rule():
         with pytest.raises(SpecError, match=r"^unknown chip 'b2OO'"):
             read("b2OO")
     assert trtllm_all_reduce_time(b200, 8, 14336) is not None
+
+
+def test_in_switch_planes_and_pareto_front_check_their_arguments():
+    # inputs' probe (lead 23:36): a spec str / a number reached .graph or a loop unchecked
+    from analysis._schedules import in_switch_planes
+    from analysis._serving import pareto_front
+
+    f = report_fabric("hgx-h200")
+    with pytest.raises(TypeError, match=r"^fabric must be a fabric\.Fabric .*got 'hgx-h200'"):
+        in_switch_planes("hgx-h200", f.endpoints)
+    for bad in (5, None, "chip0"):
+        with pytest.raises(TypeError, match=r"^nodes must be a sequence of chips"):
+            in_switch_planes(f, bad)
+    for bad in (5, None, {"x": 1, "y": 2}):
+        with pytest.raises(TypeError, match=r"^points must be a sequence of serving points"):
+            pareto_front(bad, "x", "y")
+    assert pareto_front(iter([{"x": 1, "y": 2}]), "x", "y") == [{"x": 1, "y": 2}]

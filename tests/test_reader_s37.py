@@ -224,3 +224,19 @@ def test_an_owner_of_several_regions_none_its_own_is_said_one_way():
         assert len(found) == (2 if heap else 0) and all(said in m for m in found), found
     with pytest.raises(fabric.AddressMapError, match=re.escape(said) + "its memory is no one"):
         access_to(g, "chip0", "chip3")
+
+
+def test_a_rank_range_running_backwards_is_quoted_shortened():
+    rc, _, err = run_cli(["cost", "torus:2x2", "--op", "all-reduce", "--size", "1KiB",
+                          "--ranks", "9" * 4000 + "-1"])         # was a 4 KB line
+    assert rc == 2 and err.count("\n") == 1 and len(err) < 200, err[:300]
+    assert "rank range '99999" in err and "(4004 characters) runs backwards" in err, err
+
+
+def test_an_algorithm_or_axis_name_is_quoted_shortened():
+    # register_algorithm and parameter_grid quoted a user's name whole (5 KB lines)
+    for call in (lambda: analysis.register_algorithm("x" * 5000, None),
+                 lambda: analysis.parameter_grid(**{"x" * 5000: []})):
+        with pytest.raises(ValueError) as e:
+            call()
+        assert len(str(e.value)) < 150 and "(5002 characters)" in str(e.value), str(e.value)
