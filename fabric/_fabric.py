@@ -74,6 +74,17 @@ def _check_ranks(ranks, endpoints, failed, graph):
     rank two chips or let an int name reach another chip (``node(0)`` was chip1 after
     ``replace(ranks=(1, 0, 2, 3))`` of a graph whose chips are named by their ranks).
     """
+    chips = list(endpoints) + list(failed)
+    if len(set(chips)) != len(chips):
+        seen = set()
+        again = next(c for c in chips if c in seen or seen.add(c))
+        raise GraphError(f"chip {show_value(again)} is named twice among the endpoints and "
+                         f"the failed chips (failures.ranks): a chip holds one rank, live or "
+                         f"failed")
+    gone = [c for c in failed if c in graph]
+    if gone:
+        raise GraphError(f"chip {show_value(gone[0])} is in failures.ranks but still a node of "
+                         f"the graph (a failed chip is removed from it: fabric.without)")
     chip_of = dict(zip(ranks, endpoints))
     chip_of.update((r, c) for c, r in failed.items())
     n = len(ranks) + len(failed)
@@ -81,7 +92,7 @@ def _check_ranks(ranks, endpoints, failed, graph):
         held = sorted(list(ranks) + list(failed.values()))
         twice = [a for a, b in itertools.pairwise(held) if a == b]
         got = (f"rank {twice[0]} twice" if twice else
-               f"rank {next(r for r in held if r >= n)}")
+               f"rank {next(r for r in held if not 0 <= r < n)}")
         raise GraphError(f"ranks must hold each rank 0..{n - 1} once (the live chips' and "
                          f"the failed chips', failures.ranks), got {got}")
     faults = rank_name_faults(graph, chip_of)
@@ -225,6 +236,10 @@ class Fabric(FabricBase):
                              f"{', '.join(c.__name__ for c in STRUCTURES)} or None")
         if self.intact is not None:
             fabric_arg(self.intact, "intact")
+            unknown = [c for c in self.failures.ranks if c not in self.intact.graph]
+            if unknown:
+                raise GraphError(f"failures.ranks names {show_value(unknown[0])}, no chip of the "
+                                 f"fabric as built ({self.intact.name})")
         if self.address_plan is not None:   # ({} was read as the default plan)
             from ._plan import plan_arg  # (_plan imports this module)
             plan_arg(self.address_plan, "address_plan")

@@ -131,7 +131,10 @@ class Failures:
         for what in ("ranks", "cut_off"):
             if not isinstance(getattr(self, what), Mapping):
                 raise kind_error(getattr(self, what), what, "a mapping")
-        object.__setattr__(self, "ranks", types.MappingProxyType(dict(self.ranks)))
+        # a failed chip's rank is a count (-1 or 2.5 reached a bare StopIteration or a
+        # misleading NodeError in the fabric holding it)
+        object.__setattr__(self, "ranks", types.MappingProxyType(
+            {c: check_count(r, f"ranks[{show_value(c)}]", 0) for c, r in self.ranks.items()}))
         lane = "a ((node, node), failed lanes) pair"
         object.__setattr__(self, "lanes", tuple(
             (_pair(e, "each lane's link", pair), check_count(k, "failed lanes", 1))

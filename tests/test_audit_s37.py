@@ -124,3 +124,29 @@ def test_a_window_onto_an_owner_takes_no_shared_interleave_set():
         "target 'chip3' holds memory only in the interleave set 'pool' (shared with 'chip4'), "
         "no region of its own; name one of ['pool']")
     assert f.address_map.global_address("chip3", 4096) == (1 << 40) + 8192   # its own line
+
+
+@pytest.mark.parametrize("change, error, message", [
+    (lambda g, fr: g.replace(failures=fr({"chip3": -1})), fabric.SpecError,
+     r"^ranks\['chip3'\] must be an integer >= 0, got ranks\['chip3'\]=-1$"),
+    (lambda g, fr: g.replace(failures=fr({"chip3": "x"})), TypeError,
+     r"^ranks\['chip3'\] must be an integer >= 0, got ranks\['chip3'\]='x' \(a str\)$"),
+    (lambda g, fr: g.replace(failures=fr({"chip3": 2.5})), TypeError, r"=2\.5 \(a float\)$"),
+    (lambda g, fr: g.replace(failures=fr({"chipX": 3})), fabric.GraphError,
+     r"^failures\.ranks names 'chipX', no chip of the fabric as built \(torus:4x4\)$"),
+    (lambda g, fr: g.replace(failures=fr({"chip4": 3})), fabric.GraphError,
+     r"^chip 'chip4' is named twice among the endpoints and the failed chips"),
+    (lambda g, fr: g.intact.replace(endpoints=("chip0", "chip0") + g.intact.endpoints[2:]),
+     fabric.GraphError, r"^chip 'chip0' is named twice among the endpoints"),
+], ids=["negative", "str", "float", "unknown-chip", "live-and-failed", "endpoint-twice"])
+def test_failed_ranks_and_repeated_chips_are_refused(change, error, message):
+    """The session's whole-diff read (lead's F3/F4): failures.ranks took any value (-1 a bare
+    StopIteration, 'x' a bare '<=' error, 2.5 and a chip that never was accepted), and
+    replace(endpoints=('chip0', 'chip0', ...)) was accepted (rank 1 lost; cost then a bare
+    IndexError), as was a chip both live and failed."""
+    import dataclasses
+
+    import topologies
+    g = topologies.build("torus:4x4").without(chips=["chip3"])
+    with pytest.raises(error, match=message):
+        change(g, lambda r: dataclasses.replace(g.failures, ranks=r))
