@@ -282,8 +282,8 @@ class Runtime:
         if isinstance(self.p2p, dict) and "drain_hbm_share" in self.p2p:
             # the drain divides by it: 0 was a ZeroDivisionError, nan a silent nan time
             check_number("drain_hbm_share", self.p2p["drain_hbm_share"], strict=True,
-                         rule="a share of the chip's HBM bandwidth > 0",
-                         tail=f" (the p2p table of runtime {show_value(self.name)})")
+                         tail=f" (a share of its chip's HBM bandwidth, in the p2p table of "
+                              f"runtime {show_value(self.name)})")
 
     def __hash__(self):
         return hash(self.name)

@@ -46,6 +46,7 @@ def test_the_drain_reads_the_share():
                                         ("1", TypeError), (True, TypeError)])
 def test_a_share_that_cannot_price_a_copy_is_refused(bad, error):
     rt = runtime("nccl")
-    with pytest.raises(error, match=r"drain_hbm_share must be a share of the chip's HBM "
-                                    r"bandwidth > 0 \(the p2p table of runtime 'mine'\)"):
+    with pytest.raises(error, match=r"drain_hbm_share must be a finite number > 0 \(a share "
+                                    r"of its chip's HBM bandwidth, in the p2p table of runtime "
+                                    r"'mine'\), got drain_hbm_share="):
         dataclasses.replace(rt, name="mine", p2p={**rt.p2p, "drain_hbm_share": bad})
