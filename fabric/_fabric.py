@@ -316,17 +316,25 @@ class Fabric(FabricBase):
     def with_chip(self, chip):
         """A copy on another chip (a name or a :class:`~fabric.ChipSpec`) whose figures replace
         the old chip's in :attr:`assumptions` (``replace(chip=...)`` keeps them as given): the
-        one swap of a preset's ``:chip=`` and a system file's ``chip``.
+        one swap of a preset's ``:chip=`` and a system file's ``chip``. A degraded copy's
+        :attr:`intact` fabric is swapped too: it is the same machine as built (what
+        :func:`analysis.bill_of_materials` prices), so it holds the same chips.
 
         >>> import topologies
         >>> f = topologies.build("dgx-h100").with_chip("b200")
         >>> f.chip.name, [p.name for p in f.assumptions if p.name.startswith(("h100.", "b200."))][:2]
         ('b200', ['b200.hbm_bytes', 'b200.hbm_bandwidth'])
+        >>> topologies.build("dgx-h100").without(chips=["chip3"]).with_chip("b200").intact.chip.name
+        'b200'
         """
         chip = chip_spec(chip)
         old = set(self.chip.parameters()) if self.chip is not None else set()
         kept = tuple(p for p in self.assumptions if p not in old)
-        return self.replace(chip=chip, assumptions=kept + tuple(chip.parameters()))
+        # (the intact fabric kept the old chip: bill_of_materials priced the degraded copy's
+        # parts with the old chip's power)
+        intact = None if self.intact is None else self.intact.with_chip(chip)
+        return self.replace(chip=chip, assumptions=kept + tuple(chip.parameters()),
+                            intact=intact)
 
     def __repr__(self):
         return (f"Fabric({self.name!r}, family={self.family!r}, "
