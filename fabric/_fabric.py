@@ -28,7 +28,7 @@ from ._errors import GraphError, NodeError
 from ._fabric_arg import FabricBase, fabric_arg
 from ._failures import Failures
 from ._params import Parameter
-from ._schema import default_endpoints, rank_name_faults, validate_graph
+from ._schema import check_graph, default_endpoints, rank_name_faults
 from ._structure import Clos, Dragonfly, Grid, Switched
 from ._units import (
     check_count,
@@ -219,7 +219,16 @@ class Fabric(FabricBase):
         if not isinstance(self.failures, Failures):
             raise kind_error(self.failures, "failures", "a Failures")
         if self.ranks is None:
-            object.__setattr__(self, "ranks", tuple(range(len(self.endpoints))))
+            n = len(self.endpoints)
+            object.__setattr__(self, "ranks", tuple(range(n)))
+            # a degraded copy's failed chips keep their ranks: 0..n-1 for the live ones then
+            # gives a failed chip's rank twice ('got rank 0 twice', ranks the caller never gave)
+            taken = {c: r for c, r in self.failures.ranks.items() if r < n}
+            if taken:
+                raise GraphError(f"ranks=None numbers the {n} live chips 0..{n - 1}, but the "
+                                 f"failed chips keep their ranks (failures.ranks holds "
+                                 f"{show_value(taken)}): give each live chip its rank, "
+                                 f"ranks=...")
         else:
             # (a bare int() truncated 2.5, kept -5 and read a set in its hashes' order)
             ranks = tuple(sequence_of(self.ranks, "ranks", "ranks (ints >= 0)"))
@@ -293,7 +302,7 @@ class Fabric(FabricBase):
         """
         if endpoints is not None:     # a set: its hashes' order, not a rank order
             endpoints = sequence_of(endpoints, "endpoints", "chip nodes in rank order")
-        validate_graph(G, endpoints)
+        check_graph(G, endpoints, ranks=False)     # (the constructor checks the ranks)
         H = G.copy()
         for _, _, data in H.edges(data=True):
             data.setdefault("lanes", 1)

@@ -1,6 +1,9 @@
 """Session 38 (audit): degraded fabrics and answers left silently wrong by session 37 (F14)."""
+import re
 
+import pytest
 
+import fabric
 import topologies
 
 
@@ -32,3 +35,43 @@ def test_a_degraded_fabric_on_another_chip_is_built_of_that_chip():
     assert h.chip.reduce_rate == h.intact.chip.reduce_rate == rate
     assert [p.value for p in h.assumptions if p.name == "h100.reduce_rate"] == [rate]
     assert dataclasses.replace(h.chip, reduce_rate=1.0).name == "h100"
+
+
+def test_ranks_none_on_a_degraded_fabric_names_the_failed_chips_ranks():
+    """replace(ranks=None) on a degraded copy said 'ranks must hold each rank 0..15 once ...,
+    got rank 0 twice', of ranks the caller never gave: the live chips numbered 0..n-1 take a
+    failed chip's rank. A failed chip past the live ones' numbers leaves None right."""
+    f = _degraded("torus:4x4")
+    with pytest.raises(fabric.GraphError, match=re.escape(
+            "ranks=None numbers the 15 live chips 0..14, but the failed chips keep their ranks "
+            "(failures.ranks holds {'chip3': 3}): give each live chip its rank, ranks=...")):
+        f.replace(ranks=None)
+    g = topologies.build("torus:4x4").without(chips=["chip15"])
+    assert g.replace(ranks=None).ranks == g.ranks
+
+
+def test_from_graph_checks_the_int_names_once(monkeypatch):
+    """Fabric.from_graph ran the int-name rule (rank_name_faults, one pass over every node)
+    twice: in validate_graph and in the constructor (~1.4 ms of a 16k-chip graph each)."""
+    import networkx as nx
+
+    from fabric import _fabric, _schema
+    calls = []
+    real = _schema.rank_name_faults
+
+    def counted(*args):
+        calls.append(1)
+        return real(*args)
+    monkeypatch.setattr(_schema, "rank_name_faults", counted)
+    monkeypatch.setattr(_fabric, "rank_name_faults", counted)
+    G = nx.path_graph(3)
+    nx.set_node_attributes(G, "chip", "kind")
+    nx.set_edge_attributes(G, 1e9, "bandwidth")
+    nx.set_edge_attributes(G, 1e-7, "latency")
+    fabric.Fabric.from_graph(G)
+    assert len(calls) == 1
+    fabric.validate_graph(G)                # the public check still asks it
+    assert len(calls) == 2
+    with pytest.raises(fabric.GraphError, match=r"^invalid fabric graph: node 0 is named by an "
+                                                r"int, which cofabric reads as rank 0, the chip 2"):
+        fabric.Fabric.from_graph(G, endpoints=[2, 1, 0])
