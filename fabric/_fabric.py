@@ -24,7 +24,7 @@ import numpy as np
 
 from ._arrays import number_array
 from ._chips import ChipSpec, chip_spec
-from ._errors import GraphError, NodeError
+from ._errors import GraphError, NodeError, SpecError
 from ._fabric_arg import FabricBase, fabric_arg
 from ._failures import Failures
 from ._params import Parameter
@@ -374,7 +374,7 @@ class Fabric(FabricBase):
 
         Raises
         ------
-        ValueError
+        SpecError
             For an array of two or more dimensions.
         TypeError
             For indices that are not integers (a sequence holding a bool among its ints too).
@@ -406,7 +406,7 @@ class Fabric(FabricBase):
         except (TypeError, ValueError, OverflowError):      # ragged, or no array at all
             a = np.asarray(x, dtype=object)
         if a.ndim > 1:
-            raise ValueError(f"{what} must be a node index or a one-dimensional sequence of "
+            raise SpecError(f"{what} must be a node index or a one-dimensional sequence of "
                              f"them, got an array of shape {a.shape}")
         if a.size == 0:                     # [] reads as float64: an empty query all the same
             return np.zeros(0, dtype=np.int64)

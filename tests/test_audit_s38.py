@@ -75,3 +75,34 @@ def test_from_graph_checks_the_int_names_once(monkeypatch):
     with pytest.raises(fabric.GraphError, match=r"^invalid fabric graph: node 0 is named by an "
                                                 r"int, which cofabric reads as rank 0, the chip 2"):
         fabric.Fabric.from_graph(G, endpoints=[2, 1, 0])
+
+
+def test_the_routers_refusals_are_the_packages_errors():
+    """The router refused a link index out of range as a NodeError (it names no node) and its
+    shapes (src/dst lengths, nbytes', group's, a 2-D index array) and its other argument
+    faults as bare ValueErrors, outside the package's error tree (fabric._errors: every error
+    raised on purpose about a value is a FabricError). Each is a SpecError now (a ValueError
+    still); a wrong kind stays a TypeError. Probed on a fabric with a failed link and chip."""
+    f = _degraded("torus:4x4")
+    r, i = f.router, f.endpoint_indices
+    n = r.n_links
+    cases = [
+        (lambda: r.link_name(n), (rf"^k must be a link index in \[0, {n}\) \(the router's "
+                                 rf"directed links\), got k={n}$")),
+        (lambda: r.loads(i[:3], i[:2], 1.0), r"^src and dst must have the same length"),
+        (lambda: r.loads(i[:3], i[3:6], [1.0, 2.0]), r"^nbytes must be a scalar or have the "),
+        (lambda: r.loads_grouped(i[:2], i[2:4], 1.0, [0, 1, 0], 2), r"^group must have the "),
+        (lambda: r.loads_grouped(i[:2], i[2:4], 1.0, [0, 2], 2), r"^group holds 2, outside "),
+        (lambda: r.unreachable_pairs([i[0], i[0]]), r"^nodes must be distinct node indices$"),
+        (lambda: r.path_links(i[:2], i[2:4]), r"^path_links routes one pair"),
+        (lambda: r.hops([[i[0]]], [[i[1]]]), r"^src must be a node index or a one-dimensional"),
+        (lambda: fabric.Router(topologies.build("torus:4x4"), "dimension-order", "weighted"),
+         r"^ecmp='weighted' is not modelled for dimension-order routing"),
+    ]
+    for call, said in cases:
+        with pytest.raises(fabric.SpecError, match=said):
+            call()
+    with pytest.raises(TypeError, match=r"^k must be a link index in \[0, "):
+        r.link_name(1.0)
+    assert r.link_name(0) == topologies.build("torus:4x4").without(
+        links=[("chip0", "chip1")], chips=["chip3"]).router.link_name(0)
