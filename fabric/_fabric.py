@@ -508,11 +508,12 @@ class Fabric(FabricBase):
         """Chip -> host domain name."""
         return {n: h for h, chips in self.domains.items() for n in chips}
 
-    def node(self, x):
+    def node(self, x, what=None):
         """Resolve ``x`` to a node: a node of the graph, a rank (int), or ``"rank:N"``.
 
         Ranks are stable: on a degraded fabric rank ``r`` is still the chip that had
-        it on the intact one.
+        it on the intact one. ``what`` names the argument ``x`` was given as (``"src"``), for
+        the message of a call that takes two nodes (:func:`fabric.route`, ``access_to``).
 
         Raises
         ------
@@ -521,27 +522,28 @@ class Fabric(FabricBase):
             rank): the message says it failed.
         """
         failed = self.failures.ranks
+        at = self.name if what is None else f"{self.name}: {what}"
         if isinstance(x, str) and x in self.graph:
             return x
         if isinstance(x, str):
             # a failed node's name is read as that name, as it was while the node lived: a
             # chip named "2" (rank 1) that failed is not rank 2's chip
             if x in failed:
-                raise NodeError(f"{self.name}: {x} (rank {failed[x]}) has failed")
+                raise NodeError(f"{at}: {x} (rank {failed[x]}) has failed")
             if x in self.failures.nodes:
-                raise NodeError(f"{self.name}: {x} has failed")
+                raise NodeError(f"{at}: {x} has failed")
             text = x.removeprefix("rank:")
             if is_numeral(text) and not text.startswith("-"):
                 x = int(text)
             elif x in self.domains:         # route, latency, cost --ranks, --fail-chip
-                raise NodeError(f"{self.name}: {show_value(x)} is a host domain, not a node (the "
+                raise NodeError(f"{at}: {show_value(x)} is a host domain, not a node (the "
                                 f"model has no host nodes): name its chips "
                                 f"({name_list(self.domains[x])})")
             elif self.intact is not None and x in self.intact.domains:     # every chip failed
-                raise NodeError(f"{self.name}: {show_value(x)} is a host domain whose chips have "
+                raise NodeError(f"{at}: {show_value(x)} is a host domain whose chips have "
                                 f"all failed ({name_list(self.intact.domains[x])})")
             else:
-                raise NodeError(f"{self.name}: no node called {show_value(x)}")
+                raise NodeError(f"{at}: no node called {show_value(x)}")
         if is_int(x):
             x = int(x)
             node = self._node_of_rank.get(x)
@@ -549,12 +551,12 @@ class Fabric(FabricBase):
                 return node
             for chip, r in failed.items():
                 if r == x:
-                    raise NodeError(f"{self.name}: rank {x} ({chip}) has failed")
+                    raise NodeError(f"{at}: rank {x} ({chip}) has failed")
             # a node named by this int past the ranks (from_graph keeps it) is not reached by
             # it: an int is a rank (fabric._errors); say so rather than only "out of range"
             named = (f" (an int is read as a rank, so it does not name node {x}: relabel the "
                      "graph's nodes with strings)" if x in self.graph else "")
-            raise NodeError(f"{self.name}: rank {show_value(x)} is out of range "
+            raise NodeError(f"{at}: rank {show_value(x)} is out of range "
                             f"0..{self.n_ranks - 1}{named}")
         try:
             if x in self.graph:
@@ -563,8 +565,8 @@ class Fabric(FabricBase):
         except TypeError:
             dead = False
         if dead:
-            raise NodeError(f"{self.name}: {show_value(x)} has failed")
-        raise NodeError(f"{self.name}: no node called {show_value(x)}")
+            raise NodeError(f"{at}: {show_value(x)} has failed")
+        raise NodeError(f"{at}: no node called {show_value(x)}")
 
     # -- routing (fabric/_routing.py, fabric/_failures.py) -----------------------------
 

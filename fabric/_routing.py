@@ -1087,7 +1087,7 @@ def route(fabric, src, dst):
     ['chip0', 'chip7', 'chip31', 'chip127']
     """
     fabric = fabric_arg(fabric)
-    a, b = fabric.node(src), fabric.node(dst)
+    a, b = fabric.node(src, "src"), fabric.node(dst, "dst")
     idx = fabric.node_index
     return fabric.router.path(idx[a], idx[b])
 
@@ -1119,6 +1119,8 @@ def route_many(fabric, src, dst):
     fabric = fabric_arg(fabric)
     idx = fabric.node_index
     of = "node names or ranks"
-    s = np.array([idx[fabric.node(x)] for x in sequence_of(src, "src", of)], dtype=np.int64)
-    d = np.array([idx[fabric.node(x)] for x in sequence_of(dst, "dst", of)], dtype=np.int64)
+    s = np.array([idx[fabric.node(x, "src")] for x in sequence_of(src, "src", of)],
+                 dtype=np.int64)
+    d = np.array([idx[fabric.node(x, "dst")] for x in sequence_of(dst, "dst", of)],
+                 dtype=np.int64)
     return fabric.router._hops_latency(*fabric.router._pairs(s, d))   # lengths: _pairs

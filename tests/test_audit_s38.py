@@ -106,3 +106,20 @@ def test_the_routers_refusals_are_the_packages_errors():
         r.link_name(1.0)
     assert r.link_name(0) == topologies.build("torus:4x4").without(
         links=[("chip0", "chip1")], chips=["chip3"]).router.link_name(0)
+
+
+@pytest.mark.parametrize("call, said", [
+    (lambda f: fabric.route(f, [], "chip5"), "src: no node called []"),
+    (lambda f: f.route("chip5", ()), "dst: no node called ()"),
+    (lambda f: fabric.route_many(f, ["chip5"], ["chip5", "chip3"]),
+     "dst: chip3 (rank 3) has failed"),
+    (lambda f: fabric.access_to(f, "chip5", ""), "target: no node called ''"),
+    (lambda f: fabric.access_to(f, 99, "chip5"), "src: rank 99 is out of range 0..15"),
+], ids=["route-src", "route-dst", "route-many-dst", "access-to-target", "access-to-src"])
+def test_a_node_argument_that_names_no_node_is_named(call, said):
+    """route / access_to took two nodes and refused either as 'torus:4x4: no node called []':
+    an empty src or dst (or a failed chip, a rank past the last) did not say which argument
+    it was. Fabric.node(x, what) names it."""
+    f = _degraded("torus:4x4")
+    with pytest.raises(fabric.NodeError, match=f"^{re.escape(f.name)}: {re.escape(said)}$"):
+        call(f)
