@@ -123,3 +123,21 @@ def test_a_node_argument_that_names_no_node_is_named(call, said):
     f = _degraded("torus:4x4")
     with pytest.raises(fabric.NodeError, match=f"^{re.escape(f.name)}: {re.escape(said)}$"):
         call(f)
+
+
+def test_in_switch_planes_reads_its_nodes_as_a_collectives_ranks():
+    """in_switch_planes looked its nodes up as neighbours of each switch, unresolved: an
+    unknown or failed chip, a switch, and ranks [0, 1] (ints are ranks) all said 'none of the
+    18 reducing switches reaches all 2 ranks'. It reads them as cost reads ranks now."""
+    from analysis._schedules import in_switch_planes
+    h = topologies.build("nvl72").without(links=[("chip0", "sw0")], chips=["chip5"])
+    by_name = in_switch_planes(h, ["chip0", "chip1"])
+    assert in_switch_planes(h, [0, 1]) == by_name and len(by_name) == 17
+    for nodes, error, said in [
+            (["nope", "chip0"], fabric.NodeError, "no node called 'nope'"),
+            ([5, "chip1"], fabric.NodeError, r"rank 5 \(chip5\) has failed$"),
+            (["sw0", "chip1"], fabric.NodeError, "'sw0' is not a chip endpoint"),
+            ([1, "chip1"], fabric.NodeError, r"^nodes lists 'chip1' twice \(as 1 and 'chip1'\)"),
+            ([], fabric.SpecError, "^nodes must name at least one rank$")]:
+        with pytest.raises(error, match=said):
+            in_switch_planes(h, nodes)
