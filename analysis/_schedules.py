@@ -852,7 +852,8 @@ def schedule(op, algorithm, p, *, fabric=None, nodes=None, traffic=None):
         Needed by ``"hierarchical"`` and ``"in-switch"``; with it, ``"ring"`` over
         several host domains runs one ring per rank of a host (NCCL's channels).
     nodes : sequence, optional
-        The group's chips in rank order (default: the fabric's endpoints).
+        The group's chips in rank order, names or ranks, each once (default: the fabric's
+        endpoints), read as :func:`analysis.cost` reads a collective's ranks.
     traffic : array_like, optional
         For all-to-allv: ``traffic[i, j]`` bytes from rank ``i`` to rank ``j``.
 
@@ -892,7 +893,10 @@ def schedule(op, algorithm, p, *, fabric=None, nodes=None, traffic=None):
     if algorithm in ("hierarchical", "in-switch") and fabric is None:
         raise NotApplicableError(f"{algorithm} needs a fabric")
     if fabric is not None:
-        nodes = tuple(fabric.endpoints if nodes is None else nodes)
+        # read as cost reads ranks (an unknown name was a host of its own, ranks [0, 1] no
+        # host's chips: a ring over one host where the names gave one ring per host)
+        nodes = (tuple(fabric.endpoints) if nodes is None else
+                 resolve_ranks(fabric, nodes, "nodes")[0])
         if len(nodes) != p:
             raise ValueError(f"nodes must list p={p} chips, got {len(nodes)}")
     if algorithm == "ring":
@@ -946,18 +950,23 @@ def resolve_ranks(fabric, ranks, what="ranks"):
         require_joined(fabric, fabric.endpoints)
         return tuple(fabric.endpoints), fabric.endpoint_indices
     ranks = sequence_of(ranks, what, "ranks or chip names")
-    nodes = []
-    seen = {}
-    for x in ranks:
-        n = fabric.node(x)
-        if n not in fabric.rank_of:
-            raise NodeError(f"{fabric.name}: {x!r} is not a chip endpoint, so it cannot be a "
-                            f"rank of a collective")
-        if n in seen:
-            raise NodeError(f"{what} lists {n!r} twice (as {seen[n]!r} and {x!r}); each rank "
-                            f"takes part once")
-        seen[n] = x
-        nodes.append(n)
+    rank_of = fabric.rank_of
+    if all(type(x) is str and x in rank_of for x in ranks) and len(set(ranks)) == len(ranks):
+        # live chips by name, each once (what cost hands schedule and in_switch_planes): the
+        # loop below would answer them as they are (~7 us a chip in Fabric.node)
+        nodes = list(ranks)
+    else:
+        nodes, seen = [], {}
+        for x in ranks:
+            n = fabric.node(x)
+            if n not in rank_of:
+                raise NodeError(f"{fabric.name}: {x!r} is not a chip endpoint, so it cannot be "
+                                f"a rank of a collective")
+            if n in seen:
+                raise NodeError(f"{what} lists {n!r} twice (as {seen[n]!r} and {x!r}); each "
+                                f"rank takes part once")
+            seen[n] = x
+            nodes.append(n)
     if not nodes:
         raise SpecError(f"{what} must name at least one rank")
     require_joined(fabric, nodes)

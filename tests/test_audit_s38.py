@@ -141,3 +141,22 @@ def test_in_switch_planes_reads_its_nodes_as_a_collectives_ranks():
             ([], fabric.SpecError, "^nodes must name at least one rank$")]:
         with pytest.raises(error, match=said):
             in_switch_planes(h, nodes)
+
+
+def test_a_schedules_nodes_are_read_as_a_collectives_ranks():
+    """analysis.schedule(fabric=, nodes=) took its nodes unread: ranks [0, 1, 4, 6] (ints are
+    ranks) belonged to no host, so the ring ran as one ring where the same chips by name ran
+    one ring per host; an unknown name was a host of its own, a failed chip or a repeat
+    passed. Probed on a rail fabric with a failed chip."""
+    from analysis._schedules import schedule
+    f = topologies.build("rail:servers=2,gpus=4").without(chips=["chip5"])
+    names = ["chip0", "chip1", "chip4", "chip6"]
+    for alg in ("ring", "hierarchical"):
+        a = schedule("all-reduce", alg, 4, fabric=f, nodes=names)
+        b = schedule("all-reduce", alg, 4, fabric=f, nodes=[0, 1, 4, 6])
+        assert [s.src.tolist() for s in a.steps] == [s.src.tolist() for s in b.steps]
+    for nodes, said in [(["nope"] + names[1:], "no node called 'nope'"),
+                        (["chip5"] + names[1:], r"chip5 \(rank 5\) has failed"),
+                        (["chip0"] + names[:3], r"^nodes lists 'chip0' twice")]:
+        with pytest.raises(fabric.NodeError, match=said):
+            schedule("all-reduce", "ring", 4, fabric=f, nodes=nodes)
