@@ -1012,7 +1012,7 @@ class Router:
     def link_index(self, u, v):
         """The directed link from node ``u`` to node ``v`` (names or ranks), or NodeError."""
         f = self.fabric
-        a, b = f.node(u), f.node(v)
+        a, b = f.node(u, "u"), f.node(v, "v")
         G = f.graph
         if not G.has_edge(a, b):
             raise NodeError(f"{f.name}: there is no link between {a!r} and {b!r}")

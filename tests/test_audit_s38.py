@@ -115,11 +115,14 @@ def test_the_routers_refusals_are_the_packages_errors():
      "dst: chip3 (rank 3) has failed"),
     (lambda f: fabric.access_to(f, "chip5", ""), "target: no node called ''"),
     (lambda f: fabric.access_to(f, 99, "chip5"), "src: rank 99 is out of range 0..15"),
-], ids=["route-src", "route-dst", "route-many-dst", "access-to-target", "access-to-src"])
+    (lambda f: fabric.reach(f, "chip5", []), "dst: no node called []"),
+    (lambda f: f.router.link_index("chip3", "chip7"), "u: chip3 (rank 3) has failed"),
+], ids=["route-src", "route-dst", "route-many-dst", "access-to-target", "access-to-src", "reach",
+        "link-index"])
 def test_a_node_argument_that_names_no_node_is_named(call, said):
-    """route / access_to took two nodes and refused either as 'torus:4x4: no node called []':
-    an empty src or dst (or a failed chip, a rank past the last) did not say which argument
-    it was. Fabric.node(x, what) names it."""
+    """route / access_to / reach / link_index took two nodes and refused either as 'torus:4x4:
+    no node called []': an empty src or dst (or a failed chip, a rank past the last) did not
+    say which argument it was. Fabric.node(x, what) names it."""
     f = _degraded("torus:4x4")
     with pytest.raises(fabric.NodeError, match=f"^{re.escape(f.name)}: {re.escape(said)}$"):
         call(f)
