@@ -512,8 +512,9 @@ class Fabric(FabricBase):
         """Resolve ``x`` to a node: a node of the graph, a rank (int), or ``"rank:N"``.
 
         Ranks are stable: on a degraded fabric rank ``r`` is still the chip that had
-        it on the intact one. ``what`` names the argument ``x`` was given as (``"src"``), for
-        the message of a call that takes two nodes (:func:`fabric.route`, ``access_to``).
+        it on the intact one. ``what`` (a non-empty str) names the argument ``x`` was given
+        as (``"src"``), for the message of a call that takes two nodes
+        (:func:`fabric.route`, :func:`fabric.access_to`, :func:`fabric.reach`).
 
         Raises
         ------
@@ -522,7 +523,11 @@ class Fabric(FabricBase):
             rank): the message says it failed.
         """
         failed = self.failures.ranks
-        at = self.name if what is None else f"{self.name}: {what}"
+        at = self.name
+        if what is not None:        # a label of the message: text, and some ('' said ': : ')
+            if not text_of(what, "what"):
+                raise SpecError("what must name the argument x was given as, got ''")
+            at = f"{at}: {what}"
         if isinstance(x, str) and x in self.graph:
             return x
         if isinstance(x, str):

@@ -128,6 +128,18 @@ def test_a_node_argument_that_names_no_node_is_named(call, said):
         call(f)
 
 
+def test_the_argument_a_node_was_given_as_is_text():
+    """review 01:02: Fabric.node's new ``what`` was read unchecked (5 wrote 'torus:4x4: 5: no
+    node called ...', and a valid node with what=5 passed)."""
+    f = _degraded("torus:4x4")
+    for what in (5, ["a"], float("nan")):
+        with pytest.raises(TypeError, match=r"^what must be a str, got "):
+            f.node("chip0", what)
+    with pytest.raises(fabric.SpecError, match=r"^what must name the argument x was given as"):
+        f.node("chip0", "")
+    assert f.node("chip0", "src") == f.node(0) == "chip0"
+
+
 def test_in_switch_planes_reads_its_nodes_as_a_collectives_ranks():
     """in_switch_planes looked its nodes up as neighbours of each switch, unresolved: an
     unknown or failed chip, a switch, and ranks [0, 1] (ints are ranks) all said 'none of the
