@@ -66,6 +66,10 @@ def _frozen_mapping(mapping):
     return types.MappingProxyType(dict(mapping))
 
 
+def _chip_name(chip):
+    return "none" if chip is None else show_value(chip.name)
+
+
 def _check_ranks(ranks, endpoints, failed, graph):
     """:class:`GraphError` unless the live chips' ``ranks`` and the failed chips' (``failed``,
     ``failures.ranks``) hold each rank ``0..n-1`` once, and every node named by an int that
@@ -266,6 +270,12 @@ class Fabric(FabricBase):
         object.__setattr__(self, "assumptions", tuple(assumptions))
         if self.chip is not None:
             object.__setattr__(self, "chip", chip_spec(self.chip))
+        if self.intact is not None and self.intact.chip != self.chip:
+            # the same machine as built (bill_of_materials prices the intact one): a
+            # replace(chip=...) of a degraded copy priced the old chip's power
+            raise GraphError(f"a degraded copy is built of its intact fabric's chip "
+                             f"({_chip_name(self.intact.chip)}), got chip "
+                             f"{_chip_name(self.chip)}: swap both with with_chip")
         if not nx.is_frozen(self.graph):
             raise GraphError("Fabric needs a frozen graph; use Fabric.from_graph(G)")
 

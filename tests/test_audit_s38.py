@@ -35,6 +35,10 @@ def test_a_degraded_fabric_on_another_chip_is_built_of_that_chip():
     assert h.chip.reduce_rate == h.intact.chip.reduce_rate == rate
     assert [p.value for p in h.assumptions if p.name == "h100.reduce_rate"] == [rate]
     assert dataclasses.replace(h.chip, reduce_rate=1.0).name == "h100"
+    for chip in ("b200", None):         # replace(chip=) alone left the intact one behind
+        with pytest.raises(fabric.GraphError, match=r"^a degraded copy is built of its intact "
+                                                    r"fabric's chip \('h100'\), got chip "):
+            _degraded().replace(chip=chip)
 
 
 def test_ranks_none_on_a_degraded_fabric_names_the_failed_chips_ranks():
