@@ -70,6 +70,28 @@ def _chip_name(chip):
     return "none" if chip is None else show_value(chip.name)
 
 
+def _check_failed(fabric):
+    """:class:`GraphError` unless a degraded fabric (``failures`` not empty) carries the fabric
+    as built it was made from (``intact``: the degraded grid's bypasses and the bill of
+    materials read it; a hand-made copy without one raised a bare AttributeError from the
+    router) and its graph has lost what failed (a failed link or node still in it was
+    routed over). The failed chips are :func:`_check_ranks`'."""
+    f = fabric.failures
+    if fabric.intact is None:
+        raise GraphError(f"failures mark {show_value(fabric.name)} degraded, but intact is "
+                         f"None: a degraded copy carries the fabric as built it was made from "
+                         f"(fabric.without makes both)")
+    G = fabric.graph
+    link = next((e for e in f.links if G.has_edge(*e)), None)
+    if link is not None:
+        raise GraphError(f"failed link {show_value(link)} is still an edge of the graph (a "
+                         f"failed link is removed from it: fabric.without)")
+    node = next((n for n in f.nodes if n in G), None)
+    if node is not None:
+        raise GraphError(f"failed node {show_value(node)} is still a node of the graph (a "
+                         f"failed node is removed from it: fabric.without)")
+
+
 def _check_ranks(ranks, endpoints, failed, graph):
     """:class:`GraphError` unless the live chips' ``ranks`` and the failed chips' (``failed``,
     ``failures.ranks``) hold each rank ``0..n-1`` once, and every node named by an int that
@@ -247,6 +269,8 @@ class Fabric(FabricBase):
         if self.structure is not None and not isinstance(self.structure, STRUCTURES):
             raise kind_error(self.structure, "structure", f"one of "
                              f"{', '.join(c.__name__ for c in STRUCTURES)} or None")
+        if self.failures.degraded:
+            _check_failed(self)
         if self.intact is not None:
             fabric_arg(self.intact, "intact")
             unknown = [c for c in self.failures.ranks if c not in self.intact.graph]

@@ -179,3 +179,20 @@ def test_a_schedules_nodes_are_read_as_a_collectives_ranks():
                         (["chip0"] + names[:3], r"^nodes lists 'chip0' twice")]:
         with pytest.raises(fabric.NodeError, match=said):
             schedule("all-reduce", "ring", 4, fabric=f, nodes=nodes)
+
+
+def test_a_degraded_fabric_carries_its_intact_one_and_has_lost_what_failed():
+    """A copy marked degraded by hand (failures given, intact None) was accepted, and the
+    degraded grid's router read its intact fabric: a bare AttributeError "'NoneType' object
+    has no attribute 'graph'" from route or cost on torus:4x4 without a link and chip3; a
+    failed link or node still in the graph was accepted too."""
+    from fabric import Failures
+    g = _degraded("torus:4x4")
+    with pytest.raises(fabric.GraphError, match=r"^failures mark 'torus:4x4 without 1 link and "
+                                                r"1 node' degraded, but intact is None"):
+        g.replace(intact=None)
+    f = topologies.build("switch:4")
+    for failures, said in [(Failures(links=(("chip0", "sw0"),)), r"^failed link \('chip0', "),
+                           (Failures(nodes=("sw0",)), r"^failed node 'sw0' is still a node ")]:
+        with pytest.raises(fabric.GraphError, match=said):
+            f.replace(failures=failures, intact=f)
