@@ -2288,11 +2288,6 @@ class DecodeStep:
 
 # -- the model ----------------------------------------------------------------------------
 
-#: Chip generations whose TP all-reduce vLLM dispatches by its own per-size tables
-#: (analysis.vllm_all_reduce: SM90 and SM100 rows).
-VLLM_DISPATCH_GENERATIONS = ("hopper", "blackwell")
-
-
 def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm="auto",
                       fabric=None):
     """The collective cost function a step (and a prefill) prices its collectives with: the
@@ -2368,15 +2363,17 @@ def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm=
     # an engine's own dispatch only where the caller asked no runtime or algorithm
     if runtime is not None or not (isinstance(algorithm, str) and algorithm == "auto"):
         return _default_collective
-    if engine == "vllm" and getattr(chip, "generation", None) in VLLM_DISPATCH_GENERATIONS:
-        from ._engine_allreduce import vllm_all_reduce
+    from ._engine_allreduce import (
+        TRTLLM_ALLREDUCE_CHIPS,
+        VLLM_SM_VERSIONS,
+        trtllm_all_reduce,
+        vllm_all_reduce,
+    )
 
+    if engine == "vllm" and getattr(chip, "generation", None) in VLLM_SM_VERSIONS:
         return vllm_all_reduce
-    if engine == "trtllm":
-        from ._engine_allreduce import TRTLLM_ALLREDUCE_CHIPS, trtllm_all_reduce
-
-        if getattr(chip, "name", None) in TRTLLM_ALLREDUCE_CHIPS:
-            return trtllm_all_reduce
+    if engine == "trtllm" and getattr(chip, "name", None) in TRTLLM_ALLREDUCE_CHIPS:
+        return trtllm_all_reduce
     return _default_collective
 
 
