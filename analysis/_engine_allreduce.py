@@ -264,10 +264,11 @@ def vllm_all_reduce(fabric, op, nbytes, *, algorithm="auto", ranks=None, transpo
     """
     from fabric import runtime
 
-    from ._closed_form import normalize_op
+    from ._closed_form import normalize_algorithm, normalize_op
     from ._collectives import cost
 
     op = normalize_op(op)           # "allreduce", "AllReduce": the names cost() reads
+    normalize_algorithm(algorithm)  # not used, but a wrong one is refused as cost refuses it
     ranks = _ranks(fabric, ranks)
     if op != "all-reduce" or len(ranks) < 2:
         return cost(fabric, op, nbytes, algorithm="auto", runtime=runtime("nccl"), ranks=ranks,
@@ -470,10 +471,11 @@ def trtllm_all_reduce(fabric, op, nbytes, *, algorithm="auto", ranks=None, trans
 
     from fabric import runtime
 
-    from ._closed_form import normalize_op
+    from ._closed_form import normalize_algorithm, normalize_op
     from ._collectives import cost, read_nbytes
 
     op = normalize_op(op)
+    algorithm = normalize_algorithm(algorithm)  # cost's reading, also where the op is measured
     ranks = _ranks(fabric, ranks)
     spec = getattr(fabric, "chip", None)
     chip = getattr(spec, "name", None)
