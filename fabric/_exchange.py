@@ -980,6 +980,51 @@ def _python_numbers(value):
     return value.item() if type(value).__module__ == "numpy" else value
 
 
+def _tuple_of(value, field, due, item=None, item_due=""):
+    """``value`` if it is a tuple whose items each pass ``item`` (a test of their kind; None:
+    any), else the TypeError naming ``field`` (STYLE: a wrong kind; :func:`kind_error`):
+    "``field`` must be ``due``, got 'x' (a str)", or for an item "each of ``field`` must be
+    ``item_due``, got ...". A tuple of the right kinds whose length or values break the
+    field's rule is the caller's SpecError. The kind check of every tuple field of
+    :class:`ExchangeKernel`.
+
+    >>> _tuple_of((32, 128), "count_grid", "() or two ints", is_int, "an int")
+    (32, 128)
+    >>> _tuple_of("32x128", "count_grid", "() or two ints", is_int, "an int")
+    Traceback (most recent call last):
+    ...
+    TypeError: count_grid must be () or two ints, got '32x128' (a str)
+    >>> _tuple_of((32, 1.5), "count_grid", "() or two ints", is_int, "an int")
+    Traceback (most recent call last):
+    ...
+    TypeError: each of count_grid must be an int, got 1.5 (a float)
+    """
+    if not isinstance(value, tuple):
+        raise kind_error(value, field, due)
+    if item is not None:
+        for x in value:
+            if not item(x):
+                raise kind_error(x, f"each of {field}", item_due)
+    return value
+
+
+def _entry_kinds(entries, field, name):
+    """Refuse an entry of ``field`` (a tuple of ``(name, count)`` tuples) whose first part is
+    not a str or whose second is not an int: the TypeError of :func:`kind_error` naming the
+    part. Entries of another length are left to the caller's SpecError."""
+    for e in entries:
+        if len(e) == 2:
+            if not isinstance(e[0], str):
+                raise kind_error(e[0], f"each {name} of {field}", "a str")
+            if not is_int(e[1]):
+                raise kind_error(e[1], f"each count of {field}", "an int")
+
+
+def _is_tuple(x):
+    """Whether ``x`` is a tuple (an item kind for :func:`_tuple_of`)."""
+    return isinstance(x, tuple)
+
+
 def _slot_key_ok(entry, size):
     """Whether ``entry`` is a tuple of ``size`` whose key ``(arch, top_k, input_bytes)`` is well
     formed: arch ``''`` or a generation of :data:`EXCHANGE_LATENCY`, ints top_k >= 1 and
@@ -1329,31 +1374,87 @@ class ExchangeKernel:
                              "both 0")
         check_number("staging_source_bytes", self.staging_source_bytes,
                      unit=" bytes per element")
-        if (not isinstance(self.release_fence, tuple) or len(self.release_fence) != 2
-                or any(not is_bool(x) for x in self.release_fence)):
-            raise SpecError(f"release_fence must be two bools (dispatch, combine), got "
-                             f"{show_value(self.release_fence)}")
+        due = "two bools (dispatch, combine)"
+        if len(_tuple_of(self.release_fence, "release_fence", due, is_bool, "a bool")) != 2:
+            raise SpecError(f"release_fence must be {due}, got {show_value(self.release_fence)}")
         for field in ("kernels", "syncs"):
-            v = getattr(self, field)
-            if (not isinstance(v, tuple) or len(v) != 2
-                    or any(not is_int(x) or x < 0 for x in v)):
-                raise SpecError(f"{field} must be two ints >= 0 (dispatch, combine), got "
-                                f"{show_value(v)}")
-        v = self.stage_vector
-        if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
-                not is_int(x) or x < 0 for x in v) or not any(v)):
-            raise SpecError(f"stage_vector must be () or two ints >= 0, not both 0 (dispatch, "
-                             f"combine bytes per staging round; 0: the phase stages no copy), "
-                             f"got {show_value(v)}")
+            due = "two ints >= 0 (dispatch, combine)"
+            v = _tuple_of(getattr(self, field), field, due, is_int, "an int")
+            if len(v) != 2 or any(x < 0 for x in v):
+                raise SpecError(f"{field} must be {due}, got {show_value(v)}")
+        due = ("() or two ints >= 0, not both 0 (dispatch, combine bytes per staging round; "
+               "0: the phase stages no copy)")
+        v = _tuple_of(self.stage_vector, "stage_vector", due, is_int, "an int")
+        if v != () and (len(v) != 2 or any(x < 0 for x in v) or not any(v)):
+            raise SpecError(f"stage_vector must be {due}, got {show_value(v)}")
         names = set(EXCHANGE_LATENCY["hopper"]) - {"peer_load"}
         for field in ("chain", "interleaved_chain"):
-            v = getattr(self, field)
-            if not isinstance(v, tuple) or len(v) != 2:
-                raise SpecError(f"{field} must be a (dispatch, combine) pair, got {show_value(v)}")
+            due = "a (dispatch, combine) pair of tuples of (latency, count) steps"
+            v = _tuple_of(getattr(self, field), field, due, _is_tuple, "a tuple of steps")
+            if len(v) != 2:
+                raise SpecError(f"{field} must be {due}, got {show_value(v)}")
+            for i, phase in enumerate(v):
+                _tuple_of(phase, f"{field}[{i}]", "a tuple of (latency, count) steps",
+                          _is_tuple, "a (latency, count) tuple")
         self._check_cycles()
+        for field, entry_ok, form, needs in _SLOT_TABLES:
+            due = f"(arch, top_k, input_bytes, {form}) entries"
+            v = _tuple_of(getattr(self, field), field, f"a tuple of {due}", _is_tuple,
+                          "a tuple")
+            if not all(entry_ok(e, names) for e in v):
+                raise SpecError(
+                    f"{field} must be {due}: arch '' or one "
+                    f"of {sorted(EXCHANGE_LATENCY)}, ints top_k >= 1 and input_bytes >= 0, "
+                    f"{needs.format(names=sorted(names))}, got {show_value(v)}")
+            if len({p[:3] for p in v}) != len(v):
+                raise SpecError(f"{field} names an (arch, top_k, input_bytes) twice: "
+                                f"{show_value(v)}")
+            if v and not self.pull_threads:
+                raise SpecError(f"{field} needs a pulling combine (pull_threads and "
+                                 f"pull_vector)")
+        v = _tuple_of(self.sync_steps, "sync_steps", "a tuple of (latency, count) pairs",
+                      _is_tuple, "a (latency, count) tuple")
+        _entry_kinds(v, "sync_steps", "latency")
+        if any(len(e) != 2 or e[0] not in names or e[1] < 1 for e in v):
+            raise SpecError(f"sync_steps must be (latency, count) pairs, latency in "
+                             f"{sorted(names)} and count an int >= 1, got {show_value(v)}")
+        v = _tuple_of(self.pointer_overlap, "pointer_overlap", "a tuple of (arch, n) entries",
+                      _is_tuple, "an (arch, n) tuple")
+        _entry_kinds(v, "pointer_overlap", "arch")
+        if any(len(e) != 2 or e[0] not in EXCHANGE_LATENCY or e[1] < 1 for e in v) or len(
+                {e[0] for e in v}) != len(v):
+            raise SpecError(f"pointer_overlap must be (arch, n) entries, one per arch in "
+                             f"{sorted(EXCHANGE_LATENCY)}, n an int >= 1, got {show_value(v)}")
+        for field in ("combine_blocks", "reduce_elements", "reduce_stages", "put_vector",
+                      "send_grid", "receive_vector", "walk_slot_bytes"):
+            object.__setattr__(self, field, check_count(getattr(self, field), field, 0,
+                                                        "an int >= 0"))
+        due = "() or two ints >= 1 (warps per block, most blocks)"
+        v = _tuple_of(self.count_grid, "count_grid", due, is_int, "an int")
+        if v != () and (len(v) != 2 or any(x < 1 for x in v)):
+            raise SpecError(f"count_grid must be {due}, got {show_value(v)}")
+        due = "() or two of '', 'each', 'last' (dispatch, combine)"
+        v = _tuple_of(self.qp_signals, "qp_signals", due, lambda x: isinstance(x, str), "a str")
+        if v != () and (len(v) != 2 or any(x not in ("", "each", "last") for x in v)):
+            raise SpecError(f"qp_signals must be {due}, got {show_value(v)}")
+        object.__setattr__(self, "qp_per_peer", check_count(self.qp_per_peer, "qp_per_peer", 0,
+                                                            "an int >= 0"))
+        object.__setattr__(self, "qp_chunk", check_count(self.qp_chunk, "qp_chunk", 1,
+                                                         "an int of tokens >= 1"))
+        if "each" in self.qp_signals and not self.qp_per_peer:
+            raise SpecError("qp_signals 'each' needs qp_per_peer (the queue pairs a rank's "
+                             "messages to one peer spread over)")
+        due = "() or two ints 1 <= fewest <= most (the routed experts send_grid holds for)"
+        v = _tuple_of(self.send_grid_experts, "send_grid_experts", due, is_int, "an int")
+        if v != () and (len(v) != 2 or any(x < 1 for x in v) or v[0] > v[1]):
+            raise SpecError(f"send_grid_experts must be {due}, got {show_value(v)}")
+        if v and not self.send_grid:
+            raise SpecError("send_grid_experts needs send_grid (the experts per dispatch block)")
         for i, phase in enumerate(self.chain + self.interleaved_chain):
             for step in phase:
-                if (not isinstance(step, tuple) or len(step) != 2 or step[0] not in names
+                for x in step:
+                    text_of(x, "each part of a chain step (latency, count)")
+                if (len(step) != 2 or step[0] not in names
                         or (step[1] not in _CHAIN_COUNTS and step[1] not in _CYCLE_STEPS)):
                     raise SpecError(f"a chain step is (latency, count) with latency in "
                                      f"{sorted(names)} and count in "
@@ -1372,60 +1473,6 @@ class ExchangeKernel:
                 if need and not self._phase_field(need[0], i % 2):
                     raise SpecError(f"a chain step counted in {step[1]} needs {need[0]}"
                                      f"{need[1]}{self._phase_entry(need[0], i % 2)}")
-        for field, entry_ok, form, needs in _SLOT_TABLES:
-            v = getattr(self, field)
-            if not isinstance(v, tuple) or not all(entry_ok(e, names) for e in v):
-                raise SpecError(
-                    f"{field} must be (arch, top_k, input_bytes, {form}) entries: arch '' or one "
-                    f"of {sorted(EXCHANGE_LATENCY)}, ints top_k >= 1 and input_bytes >= 0, "
-                    f"{needs.format(names=sorted(names))}, got {show_value(v)}")
-            if len({p[:3] for p in v}) != len(v):
-                raise SpecError(f"{field} names an (arch, top_k, input_bytes) twice: "
-                                f"{show_value(v)}")
-            if v and not self.pull_threads:
-                raise SpecError(f"{field} needs a pulling combine (pull_threads and "
-                                 f"pull_vector)")
-        v = self.sync_steps
-        if not isinstance(v, tuple) or any(
-                not isinstance(e, tuple) or len(e) != 2 or e[0] not in names
-                or not is_int(e[1]) or e[1] < 1 for e in v):
-            raise SpecError(f"sync_steps must be (latency, count) pairs, latency in "
-                             f"{sorted(names)} and count an int >= 1, got {show_value(v)}")
-        v = self.pointer_overlap
-        if not isinstance(v, tuple) or any(
-                not isinstance(e, tuple) or len(e) != 2 or e[0] not in EXCHANGE_LATENCY
-                or not is_int(e[1]) or e[1] < 1 for e in v
-        ) or len({e[0] for e in v}) != len(v):
-            raise SpecError(f"pointer_overlap must be (arch, n) entries, one per arch in "
-                             f"{sorted(EXCHANGE_LATENCY)}, n an int >= 1, got {show_value(v)}")
-        for field in ("combine_blocks", "reduce_elements", "reduce_stages", "put_vector",
-                      "send_grid", "receive_vector", "walk_slot_bytes"):
-            object.__setattr__(self, field, check_count(getattr(self, field), field, 0,
-                                                        "an int >= 0"))
-        v = self.count_grid
-        if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
-                not is_int(x) or x < 1 for x in v)):
-            raise SpecError(f"count_grid must be () or two ints >= 1 (warps per block, most "
-                             f"blocks), got {show_value(v)}")
-        v = self.qp_signals
-        if v != () and (not isinstance(v, tuple) or len(v) != 2
-                        or any(x not in ("", "each", "last") for x in v)):
-            raise SpecError(f"qp_signals must be () or two of '', 'each', 'last' (dispatch, "
-                             f"combine), got {show_value(v)}")
-        object.__setattr__(self, "qp_per_peer", check_count(self.qp_per_peer, "qp_per_peer", 0,
-                                                            "an int >= 0"))
-        object.__setattr__(self, "qp_chunk", check_count(self.qp_chunk, "qp_chunk", 1,
-                                                         "an int of tokens >= 1"))
-        if "each" in self.qp_signals and not self.qp_per_peer:
-            raise SpecError("qp_signals 'each' needs qp_per_peer (the queue pairs a rank's "
-                             "messages to one peer spread over)")
-        v = self.send_grid_experts
-        if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
-                not is_int(x) or x < 1 for x in v) or v[0] > v[1]):
-            raise SpecError(f"send_grid_experts must be () or two ints 1 <= fewest <= most "
-                             f"(the routed experts send_grid holds for), got {show_value(v)}")
-        if v and not self.send_grid:
-            raise SpecError("send_grid_experts needs send_grid (the experts per dispatch block)")
         for field, need, what in _FIELD_NEEDS:
             if getattr(self, field) and not getattr(self, need):
                 raise SpecError(f"{field} needs {need} ({what})")
@@ -1454,17 +1501,20 @@ class ExchangeKernel:
     def _check_cycles(self):
         """Check :attr:`cycles` and keep each phase's table as ``(name, cycles)`` pairs sorted
         by name, without the empty ones."""
-        v = self.cycles
-        if not isinstance(v, tuple) or len(v) != 2:
-            raise SpecError(f"cycles must be a (dispatch, combine) pair of cycle tables, got "
-                             f"{show_value(v)}")
+        due = "a (dispatch, combine) pair of cycle tables"
+        v = _tuple_of(self.cycles, "cycles", due)
+        if len(v) != 2:
+            raise SpecError(f"cycles must be {due}, got {show_value(v)}")
         tables = []
         for phase, table in zip(_PHASES, v):
-            pairs = (tuple(table.items()) if isinstance(table, collections.abc.Mapping)
-                     else table)
-            if not isinstance(pairs, tuple) or any(
-                    not isinstance(e, tuple) or len(e) != 2 for e in pairs):
-                raise SpecError(f"the {phase}'s cycles must be (name, cycles) pairs or a "
+            due = f"the {phase}'s cycles"
+            if isinstance(table, collections.abc.Mapping):
+                pairs = tuple(table.items())
+            else:
+                pairs = _tuple_of(table, due, "(name, cycles) pairs or a mapping", _is_tuple,
+                                  "a (name, cycles) tuple")
+            if any(len(e) != 2 for e in pairs):
+                raise SpecError(f"{due} must be (name, cycles) pairs or a "
                                  f"mapping, got {show_value(table)}")
             seen, checked = set(), []
             for name, value in pairs:
@@ -1477,12 +1527,12 @@ class ExchangeKernel:
                 parts = _CYCLE_COUNTS[name].parts
                 if not parts:
                     value = check_count(value, name, 0, "an int >= 0")
-                if parts and value != () and (
-                        not isinstance(value, tuple) or len(value) != len(parts) or any(
-                            not is_int(x) or x < 0 for x in value)):
+                if parts:
                     many = _WORDS.get(len(parts), len(parts))
-                    raise SpecError(f"{name} must be () or {many} ints >= 0 "
-                                     f"({', '.join(parts)}), got {show_value(value)}")
+                    due = f"() or {many} ints >= 0 ({', '.join(parts)})"
+                    _tuple_of(value, name, due, is_int, "an int")
+                    if value != () and (len(value) != len(parts) or any(x < 0 for x in value)):
+                        raise SpecError(f"{name} must be {due}, got {show_value(value)}")
                 checked.append((name, value))
             tables.append(tuple(sorted((n, c) for n, c in checked if c)))
         object.__setattr__(self, "cycles", tuple(tables))
