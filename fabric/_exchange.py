@@ -1518,6 +1518,7 @@ class ExchangeKernel:
                                  f"mapping, got {show_value(table)}")
             seen, checked = set(), []
             for name, value in pairs:
+                text_of(name, f"each name of the {phase}'s cycles")   # ['x'] is unhashable
                 if name not in _CYCLE_COUNTS:
                     raise SpecError(f"unknown cycle count {show_value(name)} in the {phase}'s "
                                      f"cycles; known: {', '.join(_CYCLE_COUNTS)}")

@@ -48,3 +48,7 @@ def test_the_message_names_the_field_the_value_and_its_kind():
     with pytest.raises(TypeError, match=r"^each of stage_vector must be an int, got 4096\.0 "
                                         r"\(a float\)$"):
         dataclasses.replace(_D28, stage_vector=(0, 4096.0))
+    # an unhashable name in a cycle table gave a bare "unhashable type: 'list'"
+    with pytest.raises(TypeError, match=r"^each name of the combine's cycles must be a str, "
+                                        r"got \['stage_cycles'\] \(a list\)$"):
+        dataclasses.replace(_PPLX, cycles=((), ((["stage_cycles"], 35),)))
