@@ -1213,8 +1213,14 @@ class ExchangeKernel:
         wave in one load/store domain (DeepEP low-latency's dispatch).
     send_grid_experts : tuple of int
         ``()``, or the (fewest, most) routed experts for which ``send_grid`` holds, where the
-        code sets it from the device (DeepEP d28bd67: ``ceil(E / SMs)`` experts a block, the
-        project's chips carry no SM count): :meth:`send_waves` refuses other expert counts.
+        code sets it from the device (DeepEP d28bd67: ``ceil(E / SMs)`` experts a block) and
+        the chip's SM count is not known (:attr:`fabric.ChipSpec.sms` 0): :meth:`send_waves`
+        refuses other expert counts there.
+    send_grid_sms : bool
+        The dispatch's experts a block are ``ceil(E / S)`` for a device of ``S`` SMs (DeepEP
+        d28bd67's ``num_warp_groups``): where the chip's SM count is known,
+        :meth:`send_waves` takes its grid from it, ``ceil(E / ceil(E / S))`` blocks;
+        ``send_grid`` and ``send_grid_experts`` stand where it is not. Needs ``send_grid``.
     receive_vector : int
         ``0``, or the bytes the dispatch's receiving block copies per dependent load when it
         copies a received token out of the receive buffer (its threads x 16 B, a load then its
@@ -1346,6 +1352,7 @@ class ExchangeKernel:
     stage_vector: tuple = ()
     send_grid: int = 0
     send_grid_experts: tuple = ()
+    send_grid_sms: bool = False
     receive_vector: int = 0
     pointer_overlap: tuple = ()
     walk_slot_bytes: int = 0
@@ -1360,7 +1367,8 @@ class ExchangeKernel:
         text_of(self.name, "exchange kernel name")
         check_choice(self.dedup, "dedup", ("node", "rank", "expert", "collective"))
         for field in ("forwarding", "scale_out", "pipelined", "local_copy", "staging_copy",
-                      "send_staging", "block_per_token"):   # 'no' or 1 would be read as True
+                      "send_staging", "block_per_token",
+                      "send_grid_sms"):   # 'no' or 1 would be read as True
             object.__setattr__(self, field, flag_of(getattr(self, field), field))
         object.__setattr__(self, "message_header", check_count(
             self.message_header, "message_header", 0, "an int of bytes >= 0"))
@@ -1450,6 +1458,9 @@ class ExchangeKernel:
             raise SpecError(f"send_grid_experts must be {due}, got {show_value(v)}")
         if v and not self.send_grid:
             raise SpecError("send_grid_experts needs send_grid (the experts per dispatch block)")
+        if self.send_grid_sms and not self.send_grid:
+            raise SpecError("send_grid_sms needs send_grid (the experts per dispatch block where "
+                            "the chip's SM count is not known)")
         for i, phase in enumerate(self.chain + self.interleaved_chain):
             for step in phase:
                 for x in step:
@@ -1835,10 +1846,11 @@ class ExchangeKernel:
             return 0
         return max(int(tokens) - 1, 0)
 
-    def send_waves(self, experts, tokens):
+    def send_waves(self, experts, tokens, sms=0):
         """Tokens a dispatch block sends after its first, for the block with the most (see
         ``send_grid``): ``ceil(tokens / B) - 1``, ``B = ceil(experts / send_grid)`` the grid;
-        ``0`` without ``send_grid``.
+        ``0`` without ``send_grid``. With ``send_grid_sms`` and a device of ``sms`` SMs
+        (``0``: not known) the experts a block are ``ceil(experts / sms)`` instead.
 
         DeepEP de8cfca's low-latency dispatch (``internode_ll.cu``, SASS loop 0x20e0-0x44e0
         for sm_90): block ``b`` casts and sends tokens ``b``, ``b + B``, ...; each sending
@@ -1853,18 +1865,26 @@ class ExchangeKernel:
         (1, 0, 0, 2)
         >>> exchange_kernel("pplx").send_waves(256, 128)
         0
+        >>> d28 = exchange_kernel("deepep-low-latency@d28bd67")   # 384 experts, 132 SMs:
+        >>> d28.send_waves(384, 128, sms=132), d28.send_waves(384, 129, sms=132)  # 128 blocks
+        (0, 1)
         """
         if not self.send_grid:
             return 0
         experts = check_count(experts, "experts", 1)
-        lo, hi = self.send_grid_experts or (1, experts)
-        if not lo <= experts <= hi:
-            held = f"{lo}" if lo == hi else f"{lo}-{hi}"
-            raise SpecError(f"{self.name}'s dispatch grid ({self.send_grid} experts a block) "
-                            f"holds for {held} routed experts only, got {experts}: its code "
-                            "sets the grid from the device's SMs, which the project's chips do "
-                            "not carry")
-        blocks = -(-experts // self.send_grid)
+        sms = check_count(sms, "sms", 0, "an integer >= 0 (the device's SMs; 0: not known)")
+        if self.send_grid_sms and sms:
+            per_block = -(-experts // sms)
+        else:
+            per_block = self.send_grid
+            lo, hi = self.send_grid_experts or (1, experts)
+            if not lo <= experts <= hi:
+                held = f"{lo}" if lo == hi else f"{lo}-{hi}"
+                raise SpecError(f"{self.name}'s dispatch grid ({self.send_grid} experts a "
+                                f"block) holds for {held} routed experts only, got {experts}: "
+                                "its code sets the grid from the device's SMs, which this "
+                                "chip does not carry (ChipSpec.sms 0)")
+        blocks = -(-experts // per_block)
         return -(-int(tokens) // blocks) - 1
 
     def receive_reduce(self, experts, k, tokens, hidden):
@@ -2102,6 +2122,9 @@ class ExchangeKernel:
             out.append(Parameter(f"{self.name}.send_grid_experts",
                                  f"{lo}" if lo == hi else f"{lo}-{hi}", "",
                                  src.get("send_grid_experts", "")))
+        if self.send_grid_sms:
+            out.append(Parameter(f"{self.name}.send_grid_sms", "ceil(E / the chip's SMs)", "",
+                                 src.get("send_grid_sms", "")))
         if self.walk_slot_bytes:
             out.append(EXCHANGE_L1_SECTOR)
         if any(self.release_fence):
@@ -3843,14 +3866,19 @@ def _deepep_low_latency_d28bd67():
         "num_warp_groups): 2 experts a block, 128 blocks for 256 experts on H100 (132 SMs) and "
         "on Blackwell (148: the collector's chips), block b sends tokens b, b + 128, ... (l.283), "
         "each after the release of the one before as at de8cfca: one token a block up to 128 "
-        "tokens, no later wave (de8cfca: 3 experts a block, 86 blocks). The project's chips carry "
-        "no SM count: 2 holds for 256 experts on 128-255 SMs")
+        "tokens, no later wave (de8cfca: 3 experts a block, 86 blocks). Where the chip's SM "
+        "count is not known (ChipSpec.sms 0): 2, which holds for 256 experts on 128-255 SMs")
     src["send_grid_experts"] = (
         "deepseek-ai/DeepEP d28bd67 internode_ll.cu l.600-605: the grid is ceil(E / the "
-        "device's SMs) experts a block; the project's chips carry no SM count, so send_grid 2 is "
+        "device's SMs) experts a block; on a chip whose SM count is not known send_grid 2 is "
         "taken only for the 256 routed experts the code was read for and its rows ran (2 there "
-        "on every GPU of 128-255 SMs); other expert counts are refused, not priced with a wrong "
-        "grid (session 37, whole-diff read F1)")
+        "on every GPU of 128-255 SMs); other expert counts are refused there, not priced with a "
+        "wrong grid (session 37, whole-diff read F1)")
+    src["send_grid_sms"] = (
+        "deepseek-ai/DeepEP d28bd67 internode_ll.cu l.600-605: num_warp_groups = "
+        "ceil(num_experts / the device's SMs) experts a block, num_sms = ceil(num_experts / "
+        "num_warp_groups) blocks, from the chip's SM count where it is known (ChipSpec.sms; "
+        "session 38): e.g. 384 experts on 132 SMs, 3 a block, 128 blocks")
     for name in ("send_cycles", "count_cycles", "chain"):
         src[name] = src[name] + (
             "; taken for d28bd67 as de8cfca's: d28bd67's build was not compiled and read "
@@ -3865,7 +3893,7 @@ def _deepep_low_latency_d28bd67():
                  "14,336 B; one TMA store of the sum)"),
         chunk=("deepseek-ai/DeepEP d28bd67 internode_ll.cu combine (kNumSendUnrolls l.1346, the "
                "TMA constants l.1394-1397)"),
-        send_grid=2, send_grid_experts=(256, 256))
+        send_grid=2, send_grid_experts=(256, 256), send_grid_sms=True)
 
 
 EXCHANGE_KERNELS["deepep-low-latency@d28bd67"] = _deepep_low_latency_d28bd67()

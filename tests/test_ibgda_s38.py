@@ -52,3 +52,45 @@ def test_the_message_names_the_field_the_value_and_its_kind():
     with pytest.raises(TypeError, match=r"^each name of the combine's cycles must be a str, "
                                         r"got \['stage_cycles'\] \(a list\)$"):
         dataclasses.replace(_PPLX, cycles=((), ((["stage_cycles"], 35),)))
+
+
+def test_d28bd67_takes_its_grid_from_the_chips_sms_where_known():
+    """deepep-low-latency@d28bd67's dispatch grid is ceil(E / ceil(E / SMs)) blocks
+    (num_warp_groups). With the chip's SM count (ChipSpec.sms: H100 132) kimi-k2's 384 experts
+    are priced with the code's 128 blocks, 3 experts a block (they were refused: the kernel's
+    fallback send_grid 2 would give 192); where the count is not known the refusal stands."""
+    import fidelity_heldout_moe
+
+    from analysis import moe_exchange
+    from fabric import chip_spec
+    assert (chip_spec("h100").sms, chip_spec("h800").sms, chip_spec("h200").sms) == (132, 132, 0)
+    assert [_D28.send_waves(384, t, sms=132) for t in (128, 129, 257)] == [0, 1, 2]
+    assert [_D28.send_waves(e, 129, sms=132) for e in (64, 160, 256, 1024)] == [2, 1, 1, 1]
+    kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2}
+    fab = fidelity_heldout_moe._h100_nodes(1)
+    r = moe_exchange(fab, "kimi-k2", 129, 8, kernel=_D28, **kw)
+    # the same kernel with a fixed grid of 3 experts a block (128 blocks): the same phase
+    fixed = dataclasses.replace(_D28, send_grid=3, send_grid_experts=(), send_grid_sms=False)
+    f = moe_exchange(fab, "kimi-k2", 129, 8, kernel=fixed, **kw)
+    assert (r.dispatch, r.combine) == (f.dispatch, f.combine)
+    two = dataclasses.replace(_D28, send_grid_experts=(), send_grid_sms=False)   # 192 blocks
+    assert r.dispatch > moe_exchange(fab, "kimi-k2", 129, 8, kernel=two, **kw).dispatch
+    assert {p.name: p.value for p in r.parameters}["h100.sms"] == 132
+    assert moe_exchange(fab, "deepseek-v3", 129, 8, kernel=_D28, **kw).dispatch == moe_exchange(
+        fab, "deepseek-v3", 129, 8, kernel=dataclasses.replace(_D28, send_grid_sms=False),
+        **kw).dispatch                                 # 256 experts: 2 a block either way
+
+
+@pytest.mark.parametrize("bad, error", [(True, TypeError), (float("nan"), TypeError),
+                                        (2.5, TypeError), ("132", TypeError), (None, TypeError),
+                                        (-1, SpecError)])
+def test_a_chips_sm_count_is_checked(bad, error):
+    from fabric import chip_spec
+    with pytest.raises(error, match=r"sms must be an integer >= 0 \(chip 'h100'"):
+        dataclasses.replace(chip_spec("h100"), sms=bad)
+    with pytest.raises(SpecError, match="sms=132 needs sms_source"):
+        dataclasses.replace(chip_spec("h100"), sms_source="")
+    with pytest.raises(SpecError, match="send_grid_sms needs send_grid"):
+        dataclasses.replace(_PPLX, send_grid_sms=True)
+    with pytest.raises(TypeError, match="send_grid_sms must be True or False"):
+        dataclasses.replace(_D28, send_grid_sms="yes")
