@@ -3800,8 +3800,9 @@ def _ncclep_low_latency():
         "send loop as DeepEP's (a release per copy, bar.sync per token), but the host launches "
         "ceil(E / numWarpGroups) blocks with numWarpGroups = ceil(E / the device's SMs) (l.639-645): "
         "128 blocks for 256 experts on a 132-SM H100, one token per block at its rows' 128 tokens. "
-        "The project's chips carry no SM count, so the later waves beyond that are not counted "
-        "(a lower bound there)")
+        "Its later waves beyond that are not counted (a lower bound there): unlike "
+        "deepep-low-latency@d28bd67 (send_grid_sms) this profile takes no SM count, which the "
+        "project records for H100 and H800 only (ChipSpec.sms, session 38)")
     src["send_cycles"] = (
         "NVIDIA/nccl 36191590 contrib/nccl_ep/device/low_latency.cu rebuilt here with its "
         "Makefile's NVCUFLAGS for sm_90 (nvcc 13.0; headers: src/include with nccl.h generated "
