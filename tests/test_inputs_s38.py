@@ -1,4 +1,6 @@
-"""Session 38 (inputs): sourced chip power for the Blackwell chips.
+"""Session 38 (inputs): sourced chip power for the Blackwell chips, and bad input at the
+edges the earlier probes had not reached (row plots' log axes, build_report's command and
+callback, write_report's report and drawing).
 
 CHIP_POWER had no gb200, b300 or gb300: each was priced at an H100's 700 W (an
 assumption), so a bill of materials' system power per chip of nvl72, hgx-b300 and
@@ -28,3 +30,65 @@ def test_a_bill_of_materials_takes_the_chips_own_power():
     assert b.system_w_per_chip == CHIP_POWER["b300"].value + book.value("host_w_per_chip")
     assert CHIP_POWER["b300"] in b.parameters
 
+
+def _sweep(size):
+    from analysis import plot_collective_sweep
+    return plot_collective_sweep([{"system": "s", "algorithm": "ring", "size": size,
+                                   "time": 1e-6}])
+
+
+def _ratio(size):
+    from analysis import plot_ratio
+    return plot_ratio([{"label": "x", "size": size, "ratio": 1.0}])
+
+
+def _scaling(chips):
+    from analysis import draw_scaling
+    return draw_scaling([{"family": "torus", "chips": chips, "decode_step_s": 3e-3}],
+                        "decode_step_s")
+
+
+@pytest.mark.parametrize("draw, key", [(_sweep, "size"), (_ratio, "size"),
+                                       (_scaling, "chips")])
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), 0, -4, 2**1100])
+def test_a_size_or_chip_count_on_a_log_axis_is_a_positive_finite_number(draw, key, value):
+    # nan was numpy's 'cannot convert float NaN to integer' (draw_scaling: matplotlib's
+    # 'Axis limits cannot be NaN or Inf'), 0 'math domain error' (draw_scaling drew an
+    # empty log axis with a warning), 2**1100 'int too large to convert to float'
+    from fabric import SpecError
+    with pytest.raises(SpecError, match=rf"rows\[0\]\['{key}'\] must be a finite number > 0 "
+                                        r"\(\w+ draws it on a log axis\)"):
+        draw(value)
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"command": 5}, r"command must be a str or None, got 5 \(an int\)"),
+    ({"command": ["cofabric", "report"]}, r"command must be a str or None, got \['cofabric'"),
+    ({"on_section": 5}, r"on_section must be a callable \(called with each Section\) or None"),
+    ({"on_section": "print"}, r"on_section must be a callable"),
+])
+def test_build_reports_command_and_callback_are_checked_before_any_section(kw, match):
+    # command=5 was written as '5' and failed only in write_report ("'int' object has no
+    # attribute 'replace'"); on_section=5 failed after its first section was computed
+    from analysis import build_report
+    seen = []
+    with pytest.raises(TypeError, match=match):
+        build_report(("torus:2x2",), sections=("structure",), quiet=True,
+                     **{"on_section": seen.append, **kw})
+    assert seen == []
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"report": 5}, r"report must be a Report \(analysis.build_report's\), got 5"),
+    ({"report": None}, r"report must be a Report"),
+    ({"drawing": "figures"}, (r"drawing must be an analysis._report_render.FigureDrawing "
+                              r"or None, got 'figures' \(a str\)")),
+])
+def test_write_report_names_a_report_or_drawing_of_another_kind(kw, match, tmp_path):
+    # was AttributeError: 'int' object has no attribute 'figures' / 'str' ... 'finish'
+    from analysis import build_report, write_report
+    args = {"report": build_report(("torus:2x2",), sections=("structure",), quiet=True)}
+    args.update(kw)
+    with pytest.raises(TypeError, match=match):
+        write_report(args.pop("report"), tmp_path / "r", quiet=True, **args)
+    assert not (tmp_path / "r").exists()
