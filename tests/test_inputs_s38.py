@@ -92,3 +92,31 @@ def test_write_report_names_a_report_or_drawing_of_another_kind(kw, match, tmp_p
     with pytest.raises(TypeError, match=match):
         write_report(args.pop("report"), tmp_path / "r", quiet=True, **args)
     assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("call, error, match", [
+    # was "unsupported operand type(s) for %: 'NoneType' and 'int'" / numpy's 'ambiguous'
+    (lambda a: a.parse_layout("tp=8", None), TypeError,
+     r"^n_chips must be an integer >= 1 \(the chips laid out\), got n_chips=None"),
+    (lambda a: a.parse_layout("tp=8", [8]), TypeError, r"^n_chips must be an integer >= 1"),
+    # keys of two kinds were "'<' not supported between instances of 'str' and 'int'"
+    (lambda a: a.parse_layout({1: 2, "x": 3}, 8), ValueError,
+     r"^layout: unknown keys \[1, 'x'\]; allowed: tp, dp, ep, etp$"),
+    # a list was 'unhashable'; the choice now in check_choice's one form
+    (lambda a: a.prefill_gemm_efficiency("h200", "fp8", ["experts"]), TypeError,
+     r"^part must be a str, got \['experts'\]"),
+    (lambda a: a.pareto_front([{"y": 1.0}], x=5), TypeError, r"^x must be a str, got 5"),
+])
+def test_moes_entry_points_name_an_argument_of_another_kind(call, error, match):
+    import analysis
+    with pytest.raises(error, match=match):
+        call(analysis)
+
+
+def test_pareto_front_quotes_a_missing_key_short():
+    # a 5,000-character x was quoted whole (a 5 KB message)
+    from analysis import pareto_front
+    from fabric import SpecError
+    with pytest.raises(SpecError, match=r"\(5002 characters\) \(x and y name") as e:
+        pareto_front([{"y": 1.0}], x="x" * 5000)
+    assert len(str(e.value)) < 200
