@@ -22,12 +22,14 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from fabric import format_size
+from fabric import SpecError, format_size
 from fabric._arrays import real_array
 from fabric._fabric_arg import fabric_arg
 from fabric._units import (
     check_choice,
     check_number,
+    is_finite,
+    is_int,
     is_real,
     kind_error,
     sequence_of,
@@ -190,7 +192,7 @@ def _check_rows(rows, needed, what, *, numbers=(), gaps=(), logs=(), empty=False
     """``rows`` as a list of the tidy rows (mappings) a row plot ``what`` draws, each holding
     the ``needed`` keys (those a caller names checked first: :func:`_row_keys`), the values
     of its ``numbers`` keys real numbers (:func:`fabric._units.is_real`; None too for a key
-    in ``gaps``, a point not evaluated), those of its ``logs`` keys (an axis always
+    in ``gaps``, a point not evaluated; an int a float holds), those of its ``logs`` keys (an axis always
     logarithmic: a message size, a chip count) finite and > 0; else a TypeError for a wrong
     kind (5 was Python's "not iterable", a row that is no mapping "argument of type 'int' is
     not iterable", a value '1e-5' "unsupported operand", True was drawn as 1) or a ValueError
@@ -211,6 +213,9 @@ def _check_rows(rows, needed, what, *, numbers=(), gaps=(), logs=(), empty=False
             if not (is_real(row[k]) or (row[k] is None and k in gaps)):
                 raise kind_error(row[k], f"{what}: rows[{i}][{show_value(k)}]",
                                  "a number or None" if k in gaps else "a number")
+            if is_int(row[k]) and not is_finite(row[k]):     # 10**400: numpy's OverflowError
+                raise SpecError(f"{what}: rows[{i}][{show_value(k)}] must be within a float's "
+                                f"range, got {show_value(row[k])}")
         for k in logs:
             check_number(f"rows[{i}][{show_value(k)}]", row[k], 0, strict=True,
                          tail=f" ({what} draws it on a log axis)")
