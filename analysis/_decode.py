@@ -1378,6 +1378,8 @@ def parse_layout(layout, n_chips):
     fabric.SpecError: layout: tp=3 does not divide the 128 chips; give dp explicitly
     """
     keys = ("tp", "dp", "ep", "etp")
+    # n_chips=None was "unsupported operand type(s) for %", an array numpy's "ambiguous"
+    n_chips = check_count(n_chips, "n_chips", 1, "an integer >= 1 (the chips laid out)")
     if isinstance(layout, Layout):
         values = dataclasses.asdict(layout)
     elif layout is None:
@@ -1399,7 +1401,9 @@ def parse_layout(layout, n_chips):
         raise kind_error(layout, "layout", "a Layout, str, dict or None")
     unknown = set(values) - set(keys)
     if unknown:
-        raise SpecError(f"layout: unknown keys {sorted(unknown)}; allowed: tp, dp, ep, etp")
+        # show_value: keys of mixed kinds were "'<' not supported", a long key printed whole
+        raise SpecError(f"layout: unknown keys {show_value(sorted(unknown, key=str))}; allowed: "
+                        "tp, dp, ep, etp")
     values = {key: check_count(val, key, 1, "an integer >= 1 (a layout's group size)")
               for key, val in values.items()}
     tp = values.get("tp", 1)
