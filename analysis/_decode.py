@@ -3379,21 +3379,18 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
 
 def check_engine(engine, none_ok=False):
     """``engine`` if it names an engine of :data:`ENGINE_KERNELS` (or is None, with
-    ``none_ok``), else a SpecError naming the engines: the one engine check of the decode and
-    serving models (a list was refused in Python's words, 'unhashable type').
+    ``none_ok``): the one engine check of the decode and serving models, by
+    :func:`fabric._units.check_choice` (a name of the wrong kind, a list, is a TypeError;
+    another name a SpecError listing the engines).
 
     >>> check_engine("vllm")
     'vllm'
-    >>> check_engine(["trtllm"])
+    >>> check_engine("tgi")
     Traceback (most recent call last):
     ...
-    fabric.SpecError: engine must be one of ['sglang', 'trtllm', 'vllm'], got ['trtllm']
+    fabric.SpecError: engine must be one of sglang, trtllm, vllm, got 'tgi'
     """
-    if (engine is None and none_ok) or (isinstance(engine, str) and engine in ENGINE_KERNELS):
-        return engine
-    either = "None or " if none_ok else ""
-    raise SpecError(f"engine must be {either}one of {sorted(ENGINE_KERNELS)}, got "
-                    f"{show_value(engine)}")
+    return check_choice(engine, "engine", frozenset(ENGINE_KERNELS), optional=none_ok)
 
 
 def check_trtllm_release(release, engine):

@@ -59,7 +59,6 @@ from ._units import (
     is_float,
     is_int,
     kind_error,
-    kind_of,
     name_list,
     parse_address,
     sequence_of,
@@ -291,18 +290,20 @@ def check_interleave(ways, granularity):
     >>> check_interleave(5, 4096)
     Traceback (most recent call last):
     ...
-    fabric.AddressMapError: interleave ways must be one of (1, 2, 4, 8, 16, 3, 6, 12), got ways=5
+    fabric.AddressMapError: interleave ways must be one of 1, 2, 4, 8, 16, 3, 6, 12, got interleave ways=5
+    >>> check_interleave(2, 256.0)
+    Traceback (most recent call last):
+    ...
+    TypeError: interleave granularity must be a power of two from 256 B to 16 KiB, got interleave granularity=256.0 (a float)
     """
     for what, value, rule, allowed in (
-            ("ways", ways, f"one of {INTERLEAVE_WAYS}", INTERLEAVE_WAYS),
+            ("ways", ways, f"one of {', '.join(map(str, INTERLEAVE_WAYS))}", INTERLEAVE_WAYS),
             ("granularity", granularity, "a power of two from 256 B to 16 KiB",
              INTERLEAVE_GRANULARITIES)):
-        if not is_int(value):
-            raise TypeError(f"interleave {what} must be {rule}, got {what}={show_value(value)} "
-                            f"({kind_of(value)})")
-        if value not in allowed:
-            raise AddressMapError(f"interleave {what} must be {rule}, got "
-                                  f"{what}={show_value(value)}")
+        # the kind by check_count (its TypeError), then the CXL set, in check_count's words
+        name = f"interleave {what}"
+        if check_count(value, name, None, rule, error=AddressMapError) not in allowed:
+            raise AddressMapError(f"{name} must be {rule}, got {name}={show_value(value)}")
 
 
 def interleave_target(offset, ways, granularity):

@@ -92,6 +92,7 @@ from ._units import (
     MiB,
     check_choice,
     check_count,
+    choice_fault,
     format_address,
     format_size,
     int_of,
@@ -316,8 +317,7 @@ def limits_problems(limits):
     if not is_int(p) or not MIN_PAGE_SIZE.value <= p <= MAX_PAGE_SIZE.value or p & (p - 1):
         out.append(f"page_size must be a power of two from 4 KiB to 256 TiB, got {show_value(p)}")
     if limits.alignment is not None and limits.alignment not in ALIGNMENTS:
-        out.append(f"alignment must be one of {ALIGNMENTS} or unset, got "
-                   f"{show_value(limits.alignment)}")
+        out.append(choice_fault(limits.alignment, "alignment", ALIGNMENTS, optional="unset"))
     return out
 
 

@@ -716,9 +716,25 @@ def check_choice(value, what, choices, *, optional=False):
     """
     if text_of(value, what, optional=optional) is None or value in choices:
         return value
+    raise SpecError(choice_fault(value, what, choices, optional=optional))
+
+
+def choice_fault(value, what, choices, *, optional=False):
+    """The one sentence refusing ``value`` where one of ``choices`` goes: "``what`` must be
+    one of a, b, c, got value", the choices in their order (a set's sorted; each by ``str``:
+    numbers too), the value by :func:`show_value`. ``optional``: None passes too, and the
+    sentence says so ("or None"), or the word for an absent value (``"unset"``: a file's key
+    left out). :func:`check_choice` raises it; a list of faults (a plan's, a file's) holds it.
+
+    >>> choice_fault("star", "connect", ("full", "ring"))
+    "connect must be one of full, ring, got 'star'"
+    >>> choice_fault(5, "ways", (1, 2, 4), optional="unset")
+    'ways must be one of 1, 2, 4 or unset, got 5'
+    """
     names = sorted(choices) if isinstance(choices, (set, frozenset)) else choices
-    raise SpecError(f"{what} must be one of {', '.join(names)}{' or None' if optional else ''}, "
-                    f"got {show_value(value)}")
+    absent = "" if optional is False else f" or {'None' if optional is True else optional}"
+    return (f"{what} must be one of {', '.join(map(str, names))}{absent}, "
+            f"got {show_value(value)}")
 
 
 def is_int(x):

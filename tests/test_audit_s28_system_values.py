@@ -85,7 +85,8 @@ CASES = [
     # "offset = 'inf': cannot read size 'inf'")
     ("address", "width", 1e300, "width must be an integer, got 1e+300 (a float)"),
     # kind_error's text since session 34, without the reader's 'width = 1e+300: ' (session 35)
-    ("address", "layout", "é", "layout must be one of ('owner-bits', 'packed', 'explicit')"),
+    ("address", "layout", "é", "layout must be one of owner-bits, packed, explicit, got 'é'"),
+    # choice_fault's sentence, check_choice's (session 38; was the tuple's repr, 'layout=é')
 ]
 
 

@@ -1,0 +1,48 @@
+"""Session 38: one sentence for each rule of the error texts (session 37's whole-diff read,
+F7-F11, and the older reads' lists): a choice's refusal (``choice_fault``, which
+``check_choice`` raises and a plan's or a file's list of faults holds), the engine check by
+``check_choice``, ``check_interleave``'s kind by ``check_count``."""
+
+import pytest
+
+import fabric
+from topologies import build
+
+
+def test_a_list_of_faults_spells_a_choice_as_check_choice_raises_it():
+    from fabric._domains import DomainLimits, limits_problems
+    from fabric._plan import plan_errors
+    from fabric._units import check_choice, choice_fault
+
+    said = "layout must be one of owner-bits, packed, explicit, got 'owner_bits'"
+    assert choice_fault("owner_bits", "layout", ("owner-bits", "packed", "explicit")) == said
+    with pytest.raises(fabric.SpecError, match=f"^{said}$"):
+        check_choice("owner_bits", "layout", ("owner-bits", "packed", "explicit"))
+    # a plan's layout was "one of ('owner-bits', ...), got layout='owner_bits'"
+    f = build("torus:2x2")
+    assert said in plan_errors(f, f.plan.replace(layout="owner_bits"))
+    # 'unset': a file's key left out ("one of ('size', 'page') or unset")
+    assert limits_problems(DomainLimits(alignment="bytes")) == [
+        "alignment must be one of size, page or unset, got 'bytes'"]
+
+
+def test_the_engine_is_checked_by_check_choice():
+    from analysis._decode import check_engine
+    # a list was a SpecError quoting a list's repr: "one of ['sglang', 'trtllm', 'vllm']"
+    with pytest.raises(TypeError, match=r"^engine must be a str, got \['vllm'\] \(a list\)$"):
+        check_engine(["vllm"])
+    with pytest.raises(fabric.SpecError,
+                       match=r"^engine must be one of sglang, trtllm, vllm or None, got 'tgi'$"):
+        check_engine("tgi", none_ok=True)
+
+
+def test_interleave_kind_by_check_count():
+    from fabric._address import check_interleave
+    # the TypeError by check_count (was written out by hand, "got ways=2.0")
+    with pytest.raises(TypeError, match=r"^interleave ways must be one of 1, 2, 4, 8, 16, 3, "
+                                        r"6, 12, got interleave ways=2\.0 \(a float\)$"):
+        check_interleave(2.0, 256)
+    with pytest.raises(fabric.AddressMapError, match=r"^interleave granularity must be a power "
+                                                     r"of two from 256 B to 16 KiB, got "
+                                                     r"interleave granularity=384$"):
+        check_interleave(2, 384)
