@@ -159,6 +159,7 @@ from fabric._units import (
     is_numeral,
     kind_error,
     show_value,
+    unknown_fault,
 )
 
 from ._collectives import default_runtime
@@ -1397,7 +1398,7 @@ def parse_layout(layout, n_chips):
         raise kind_error(layout, "layout", "a Layout, str, dict or None")
     unknown = set(values) - set(keys)
     if unknown:
-        raise SpecError(f"layout: unknown keys {sorted(unknown)}; allowed: tp, dp, ep, etp")
+        raise SpecError("layout: " + unknown_fault(sorted(unknown), "keys", keys))
     values = {key: check_count(val, key, 1, "an integer >= 1 (a layout's group size)")
               for key, val in values.items()}
     tp = values.get("tp", 1)

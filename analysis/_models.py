@@ -133,6 +133,7 @@ from fabric._units import (
     kind_error,
     show_value,
     text_of,
+    unknown_fault,
 )
 
 __all__ = ["GQA", "INDEX_KEY_BYTES", "MLA", "MODELS", "UNQUANTIZED_PARTS", "WEIGHT_FORMATS",
@@ -1107,8 +1108,7 @@ def model_config(name):
         return MODELS[name]
     if isinstance(name, os.PathLike) or (isinstance(name, str) and name.endswith(".toml")):
         return load_model_toml(name)
-    raise SpecError(f"unknown model {show_value(name)}; known: " + ", ".join(sorted(MODELS))
-                    + " (or a path to a .toml file)")
+    raise SpecError(unknown_fault(name, "model", MODELS, " (or a path to a .toml file)"))
 
 
 _ATTENTION = {"mla": MLA, "gqa": GQA}
@@ -1168,7 +1168,7 @@ def _build(cls, values, where):
     names = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(values) - names)
     if unknown:
-        raise SpecError(f"{where}: unknown keys {show_value(unknown)}; allowed: {sorted(names)}")
+        raise SpecError(f"{where}: " + unknown_fault(unknown, "keys", names))
     required = {f.name for f in dataclasses.fields(cls)
                 if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
     missing = sorted(required - set(values))

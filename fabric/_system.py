@@ -81,7 +81,7 @@ from ._domains import DomainLimits, Grant, Window
 from ._errors import SpecError
 from ._plan import AddressPlan
 from ._symmetric import SymmetricHeap
-from ._units import is_int, kind_error, parse_address, parse_size, show_value
+from ._units import is_int, kind_error, parse_address, parse_size, show_value, unknown_fault
 
 #: Floats hold every whole number below this (2**53); a TOML float address or size at or
 #: above it may already be another number.
@@ -236,8 +236,7 @@ class _Reader:
             return None, where
         unknown = sorted(set(data) - _KEYS[table])
         if unknown:
-            self.bad(where, f"[{table}] has unknown keys {show_value(unknown)}; known: "
-                     f"{sorted(_KEYS[table])}")
+            self.bad(where, f"[{table}]: " + unknown_fault(unknown, "keys", _KEYS[table]))
         missing = [k for k in required if k not in data]
         if missing:
             self.bad(where, f"[{table}] needs {', '.join(missing)}")
@@ -358,7 +357,7 @@ def read_system(text, path="<string>", *, build):
                         "topology = \"<preset or spec>\"")
     unknown = sorted(set(doc) - set(_KEYS))
     if unknown:
-        r.bad(f"{path}", f"unknown tables {show_value(unknown)}; known: {sorted(_KEYS)}")
+        r.bad(f"{path}", unknown_fault(unknown, "tables", _KEYS))
     sys_fields, _ = r.fields("system", system, required=("topology",))
     if not isinstance(system["topology"], str):
         raise SpecError(f"{sysw}: topology must be a string naming a preset or spec (e.g. "
@@ -429,9 +428,8 @@ def read_system(text, path="<string>", *, build):
                 for chip, ov in chips_doc.items():
                     unknown = sorted(set(ov) - {"offset", "size"})
                     if unknown:
-                        r.bad(where, f"[heap.chips.{chip}] has unknown keys "
-                                     f"{show_value(unknown)}; known: "
-                              "['offset', 'size']")
+                        r.bad(where, f"[heap.chips.{chip}]: "
+                              + unknown_fault(unknown, "keys", ("offset", "size")))
                     o = {k: r.value("heap", k, v, where) for k, v in ov.items()
                          if k in ("offset", "size")}
                     chips[chip] = {k: v for k, v in o.items() if v is not None}

@@ -698,8 +698,8 @@ def check_choice(value, what, choices, *, optional=False):
     ``what``: its kind first (:func:`text_of`'s TypeError: ``5`` or a list is no name), then
     the set, a SpecError (a ValueError) "``what`` must be one of a, b, c, got value".
     ``optional``: None passes too, and the message says so. The one choice check of the
-    packages; a lookup of a registry by name (a chip, a runtime, a model: an open table)
-    says "unknown ...; known: ..." instead.
+    packages; a lookup of a registry by name (a chip, a runtime, a model: an open table) is
+    :func:`lookup`'s, "unknown ...; known: ..." (:func:`unknown_fault`).
 
     >>> check_choice("ring", "connect", ("full", "ring"))
     'ring'
@@ -735,6 +735,43 @@ def choice_fault(value, what, choices, *, optional=False):
     absent = "" if optional is False else f" or {'None' if optional is True else optional}"
     return (f"{what} must be one of {', '.join(map(str, names))}{absent}, "
             f"got {show_value(value)}")
+
+
+def unknown_fault(name, what, known, tail=""):
+    """The one sentence for a name an open table does not hold (a registry by name: a chip,
+    a runtime, a model, a traffic pattern, a report's sections): "unknown ``what`` 'd';
+    known: a, b, c``tail``", the table's names SORTED (a registry's order is the order its
+    entries were written in; ``"none"`` for an empty one), the name by :func:`show_value`
+    (several unknown names: their list). :func:`lookup` raises it as a SpecError; a caller
+    with a context says it before (``"router_limit: " + ...``), a further choice after
+    (``tail``: ", or native (...)"). A choice from a closed set is :func:`choice_fault`'s.
+
+    >>> unknown_fault("b400", "chip", {"h100": 1, "b200": 2})
+    "unknown chip 'b400'; known: b200, h100"
+    >>> unknown_fault(["x"], "families", ("torus", "fattree"), tail=" (see --help)")
+    "unknown families ['x']; known: fattree, torus (see --help)"
+    """
+    names = ", ".join(sorted(map(str, known))) or "none"
+    return f"unknown {what} {show_value(name)}; known: {names}{tail}"
+
+
+def lookup(table, name, what, *, tail=""):
+    """``table[name]`` where ``name`` must name an entry of the open table ``table`` (a
+    mapping: a registry): its kind first (:func:`text_of`'s TypeError: ``5`` or None is no
+    name), then a SpecError in :func:`unknown_fault`'s sentence. The one lookup by name of
+    the packages (:func:`check_choice` of a choice from a closed set).
+
+    >>> lookup({"rdma": 1, "loadstore": 2}, "rdma", "transport")
+    1
+    >>> lookup({"rdma": 1, "loadstore": 2}, "pigeon", "transport")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: unknown transport 'pigeon'; known: loadstore, rdma
+    """
+    try:
+        return table[text_of(name, what)]
+    except KeyError:
+        raise SpecError(unknown_fault(name, what, table, tail)) from None
 
 
 def is_int(x):

@@ -46,3 +46,37 @@ def test_interleave_kind_by_check_count():
                                                      r"of two from 256 B to 16 KiB, got "
                                                      r"interleave granularity=384$"):
         check_interleave(2, 384)
+
+
+def test_a_lookup_by_name_says_one_sentence():
+    import analysis
+    from analysis._decode import parse_layout
+    from fabric._units import lookup, unknown_fault
+    assert lookup({"a": 1}, "a", "x") == 1
+    with pytest.raises(TypeError, match=r"^x must be a str, got 5 \(an int\)$"):
+        lookup({"a": 1}, 5, "x")
+    assert unknown_fault("z", "x", ()) == "unknown x 'z'; known: none"
+    # in order before (all-to-all, permutation, shift, hotspot, moe); a list's repr before
+    with pytest.raises(fabric.SpecError, match=r"^unknown traffic 'tornado'; known: all-to-all, "
+                                               r"hotspot, moe, permutation, shift$"):
+        analysis.traffic(4, "tornado")
+    with pytest.raises(fabric.SpecError, match=r"^layout: unknown keys \['pp'\]; known: dp, ep, "
+                                               r"etp, tp$"):
+        parse_layout({"pp": 2, "tp": 2}, 8)
+    # the cycle count's name was read before its kind: a list was 'unhashable type'
+    with pytest.raises(TypeError, match=r"^cycle count must be a str, got \[\] \(a list\)$"):
+        fabric.exchange_kernel("pplx").cycle([], 0)
+    # transport() and transport_arg(): one sentence, native named where it is taken
+    from fabric._transport import transport_arg
+    with pytest.raises(fabric.SpecError, match=r"^unknown transport 'tcp'; known: loadstore, "
+                                               r"rdma, or native \(each step"):
+        transport_arg("tcp")
+
+
+def test_lookups_are_not_written_again():
+    """A guard: the sentence of a lookup by name ('unknown x; known: ...') was written at ~20
+    sites (known names in order or sorted, a list's repr or joined, 'known' or 'allowed');
+    fabric._units.unknown_fault is its one place."""
+    from source_trees import spelled
+    assert [s for s in spelled(r"\"[^\"\n]*; (?:known|allowed): ")
+            if not s.startswith(("fabric/_units.py", "fabric/_errors.py"))] == []
