@@ -84,7 +84,6 @@ from ._address import (
     pow2_ceil,
     shift_table,
     validate_address,
-    why_no_own_region,
 )
 from ._errors import AddressMapError, NodeError, TranslationError
 from ._params import Parameter
@@ -598,7 +597,7 @@ class DomainPlan:
                     continue
                 self.findings.append(Finding(
                     code="invalid", severity="error", message=no_own_region(
-                        o, [self.regions[i].name for i in ix], kind,
+                        o, [self.regions[i] for i in ix], kind,
                         "its default window has no one target (name its own one so, or set "
                         "default_windows = false and give each window a region by name)"),
                     where="address plan"))
@@ -661,7 +660,7 @@ class DomainPlan:
             if reg is None or reg.ways > 1:
                 # a window maps its whole target: an interleave set is no owner's own (a
                 # window onto "chip3" whose only region was a set with chip4 reached chip4)
-                bad("dangling-target", f"target {why_no_own_region(win.target, regs)}; name one "
+                bad("dangling-target", f"target {no_own_region(win.target, regs)}; name one "
                     f"of {sorted(r.name for r in regs)}")
                 return None
         else:

@@ -80,3 +80,19 @@ def test_lookups_are_not_written_again():
     from source_trees import spelled
     assert [s for s in spelled(r"\"[^\"\n]*; (?:known|allowed): ")
             if not s.startswith(("fabric/_units.py", "fabric/_errors.py"))] == []
+
+
+def test_an_owner_without_its_own_region_is_said_one_way():
+    from fabric import AddressMap, Region
+    gib = 2**30
+    amap = AddressMap([Region(0, gib, "c", name="c-a"), Region(gib, gib, "c", name="c-b"),
+                       Region(2 * gib, gib, "d", kind="dram", name="d-a"),
+                       Region(3 * gib, gib, "d", kind="dram", name="d-b")])
+    # global_address said only "'c' owns 2 regions" where the windows and the heap named them
+    with pytest.raises(fabric.AddressMapError, match=r"^'c' holds 2 HBM regions \('c-a' and "
+                                                     r"'c-b'\) and none is named 'c\.hbm'; name "
+                                                     r"one with region=$"):
+        amap.global_address("c", 0)
+    with pytest.raises(fabric.AddressMapError, match=r"^'d' holds 2 regions and no HBM region "
+                                                     r"of its own; name one with region=$"):
+        amap.global_address("d", 0)
