@@ -950,18 +950,19 @@ def error_for(value, message, error=SpecError):
     return error(message) if is_real(value) else TypeError(f"{message} ({kind_of(value)})")
 
 
-def check_number(name, value, minimum=0, unit="", *, strict=False, tail="", rule=None):
+def check_number(name, value, minimum=0, unit="", *, strict=False, tail=""):
     """``value`` as a float if it is a finite real number (:func:`is_finite`) >= ``minimum``
-    (> with ``strict``), else an error naming it: "``name`` must be ``rule````tail``, got
-    ``name``=value", ``rule`` by default "a finite number >= ``minimum````unit``" (a caller
-    whose quantity has its own words says them, as :func:`check_count`'s callers do: "a
-    number of rows per group >= 0"; ``minimum`` and ``strict`` still decide), a TypeError
-    for a value of another kind (a bool, a string, None: STYLE's rule, as
-    :func:`check_count`'s; session 32), a SpecError for a number out of range (nan, inf, an
-    int beyond a float's range, below ``minimum``). A float, so that a numpy float16 or
-    float32 (or a Fraction) computes as the number it is. The packages' one check of a number
-    (:func:`check_fraction` of one in a range; :func:`check_count` of a count): the decode,
-    serving and speculative models', traffic's, the GEMM and MLA tables'.
+    (> with ``strict``; any finite number with ``minimum=None``), else an error naming it:
+    "``name`` must be a finite number >= ``minimum````unit````tail``, got ``name``=value",
+    the rule's words derived from ``minimum``, ``strict`` and ``unit`` (" rows per group",
+    " seconds": what is counted), so they cannot disagree with the test (session 38: four
+    callers wrote them out, "a finite number of bytes > 0"); a TypeError for a value of
+    another kind (a bool, a string, None: STYLE's rule, as :func:`check_count`'s; session
+    32), a SpecError for a number out of range (nan, inf, an int beyond a float's range,
+    below ``minimum``). A float, so that a numpy float16 or float32 (or a Fraction) computes
+    as the number it is. The packages' one check of a number (:func:`check_fraction` of one
+    in a range; :func:`check_count` of a count): the decode, serving and speculative
+    models', traffic's, the GEMM and MLA tables'.
 
     >>> check_number("launch", 2, unit=" seconds"), check_number("x", 1.5, 1, strict=True)
     (2.0, 1.5)
@@ -973,15 +974,16 @@ def check_number(name, value, minimum=0, unit="", *, strict=False, tail="", rule
     Traceback (most recent call last):
     ...
     TypeError: skew must be a finite number >= 0, got skew=True (a bool)
-    >>> check_number("rows", float("inf"), rule="a number of rows per group >= 0")
+    >>> check_number("base", float("inf"), None)
     Traceback (most recent call last):
     ...
-    fabric.SpecError: rows must be a number of rows per group >= 0, got rows=inf
+    fabric.SpecError: base must be a finite number, got base=inf
     """
-    if not (is_finite(value) and (value > minimum if strict else value >= minimum)):
-        if rule is None:
-            rule = f"a finite number {'>' if strict else '>='} {minimum}{unit}"
-        raise error_for(value, f"{name} must be {rule}{tail}, got {name}={show_value(value)}")
+    if not (is_finite(value) and (minimum is None or (value > minimum if strict
+                                                      else value >= minimum))):
+        bound = "" if minimum is None else f" {'>' if strict else '>='} {minimum}"
+        raise error_for(value, f"{name} must be a finite number{bound}{unit}{tail}, got "
+                               f"{name}={show_value(value)}")
     return float(value)
 
 

@@ -96,3 +96,19 @@ def test_an_owner_without_its_own_region_is_said_one_way():
     with pytest.raises(fabric.AddressMapError, match=r"^'d' holds 2 regions and no HBM region "
                                                      r"of its own; name one with region=$"):
         amap.global_address("d", 0)
+
+
+def test_a_numbers_rule_is_derived_from_its_bounds():
+    import inspect
+
+    import analysis
+    from fabric._units import check_number
+    # rule= restated minimum and strict in words at four sites ("a finite number of bytes
+    # > 0" beside minimum=0, strict=True); the words now come from them and the unit
+    assert "rule" not in inspect.signature(check_number).parameters
+    assert check_number("base", -1e300, None) == -1e300     # minimum=None: any finite number
+    with pytest.raises(fabric.SpecError, match=r"^base must be a finite number, got base=nan$"):
+        check_number("base", float("nan"), None)
+    with pytest.raises(fabric.SpecError, match=r"^m must be a finite number >= 1 rows, got "
+                                               r"m=0\.5$"):
+        analysis.trtllm_gemm_time("b200", "bf16", 0.5, 7168, 2048)
