@@ -732,7 +732,7 @@ def choice_fault(value, what, choices, *, optional=False):
     'ways must be one of 1, 2, 4 or unset, got 5'
     """
     names = sorted(choices) if isinstance(choices, (set, frozenset)) else choices
-    absent = "" if optional is False else f" or {'None' if optional is True else optional}"
+    absent = f" or {'None' if optional is True else optional}" if optional else ""
     return (f"{what} must be one of {', '.join(map(str, names))}{absent}, "
             f"got {show_value(value)}")
 
