@@ -83,8 +83,8 @@ from ._plan import AddressPlan
 from ._symmetric import SymmetricHeap
 from ._units import is_int, kind_error, parse_address, parse_size, show_value, unknown_fault
 
-#: Floats hold every whole number below this (2**53); a TOML float address or size at or
-#: above it may already be another number.
+#: Floats hold every whole number below this (2**53); a TOML float size at or above it may
+#: already be another number (a float address is refused by its kind).
 _FLOAT_EXACT = float(2**53)
 
 __all__ = ["System", "load_system", "read_system"]
@@ -156,12 +156,16 @@ def _kind(table, key):
     if key == "owners":
         return (lambda v: isinstance(v, list) and all(isinstance(o, str) for o in v),
                 "a list of names", None)
-    if key in _ADDRESSES or key in _SIZES:
-        # an address is decimal or hex, a size decimal with an optional unit (parse_size
-        # refuses hex); TOML reads a number as an int or a float
-        forms = "'0x4000_0000'" if key in _ADDRESSES else "'16PiB'"
+    if key in _ADDRESSES:
+        # an address is decimal or hex text or an integer: a TOML float is of the wrong kind,
+        # as parse_address's (session 38: '4096.0' was read, exact below 2**53)
+        return ((lambda v: isinstance(v, (int, str)) and not isinstance(v, bool)),
+                "an integer or a string such as '0x4000_0000'", "'0x4000_0000'")
+    if key in _SIZES:
+        # a size is decimal with an optional unit (parse_size refuses hex); TOML reads a
+        # number as an int or a float (a size is a real number of bytes)
         return ((lambda v: isinstance(v, (int, float, str)) and not isinstance(v, bool)),
-                f"an integer or a string such as {forms}", forms)
+                "an integer or a string such as '16PiB'", "'16PiB'")
     raise LookupError(f"no kind for the system-file field {key!r}")    # a key _KEYS added
 
 

@@ -71,7 +71,8 @@ def _with(table, key, value):
 
 CASES = [
     ("regions", "size", -1, "size: a size is >= 0 bytes, got -1"),
-    ("regions", "base", math.nan, "base = nan: is not a finite number"),
+    ("regions", "base", math.nan, ("base must be an integer or a string such as '0x4000_0000', "
+                                   "got nan (a float)")),     # an address's kind (session 38)
     ("regions", "owner", "chip999", "owner 'chip999' is nobody"),
     ("interleave", "granularity", "1.5KiB", "interleave granularity must be a power of two"),
     ("interleave", "size", "0", "size 0 must be > 0"),

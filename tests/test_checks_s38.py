@@ -112,3 +112,18 @@ def test_a_numbers_rule_is_derived_from_its_bounds():
     with pytest.raises(fabric.SpecError, match=r"^m must be a finite number >= 1 rows, got "
                                                r"m=0\.5$"):
         analysis.trtllm_gemm_time("b200", "bf16", 0.5, 7168, 2048)
+
+
+def test_an_address_is_never_a_float():
+    # OLDER-A-18 (lead, board 01:21): parse_address read 4096.0 as 4096 where validate_address
+    # refused it; a system file's TOML float base was read below 2**53
+    import topologies
+    from fabric._address import validate_address
+    for ask in (fabric.parse_address, validate_address):
+        with pytest.raises(TypeError, match=r"got 4096\.0 \(a float\)$"):
+            ask(4096.0)
+    text = ('[system]\ntopology = "torus:2x2,chip=h100"\n\n[[regions]]\nbase = 4096.0\n'
+            'size = "4KiB"\nowner = "chip0"\nkind = "mmio"\n')
+    assert [x.message for x in fabric.check(topologies.read_system(text))
+            if x.severity == "error"] == [
+        "base must be an integer or a string such as '0x4000_0000', got 4096.0 (a float)"]
