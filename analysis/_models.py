@@ -129,6 +129,7 @@ from fabric._units import (
     check_choice,
     check_count,
     check_number,
+    choice_fault,
     flag_of,
     kind_error,
     show_value,
@@ -1154,8 +1155,7 @@ def load_model_toml(path):
     att = dict(att)
     kind = att.pop("type", None)
     if kind not in _ATTENTION:
-        raise SpecError(f"{path}: attention.type must be one of {sorted(_ATTENTION)}, "
-                        f"got {show_value(kind)}")
+        raise SpecError(f"{path}: " + choice_fault(kind, "attention.type", _ATTENTION))
     cls = _ATTENTION[kind]
     attention = _build(cls, att, f"{path} [attention]")
     data.setdefault("name", str(path))

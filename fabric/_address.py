@@ -52,6 +52,7 @@ from ._units import (
     TiB,
     check_choice,
     check_count,
+    choice_fault,
     format_address,
     format_size,
     int_of,
@@ -60,6 +61,7 @@ from ._units import (
     is_int,
     kind_error,
     name_list,
+    one_of,
     parse_address,
     sequence_of,
     show_value,
@@ -297,7 +299,7 @@ def check_interleave(ways, granularity):
     TypeError: interleave granularity must be a power of two from 256 B to 16 KiB, got interleave granularity=256.0 (a float)
     """
     for what, value, rule, allowed in (
-            ("ways", ways, f"one of {', '.join(map(str, INTERLEAVE_WAYS))}", INTERLEAVE_WAYS),
+            ("ways", ways, one_of(INTERLEAVE_WAYS), INTERLEAVE_WAYS),
             ("granularity", granularity, "a power of two from 256 B to 16 KiB",
              INTERLEAVE_GRANULARITIES)):
         # the kind by check_count (its TypeError), then the CXL set, in check_count's words
@@ -514,11 +516,11 @@ def region_findings(regions, width=57):
             out.append(_error("invalid", f"{reg}: a region is owned by a node or host domain, "
                               f"got owner={show_value(reg.owner)} (nobody)", where))
         if reg.kind not in REGION_KINDS:
-            out.append(_error("invalid", f"{reg}: kind {show_value(reg.kind)} is not one of "
-                              f"{REGION_KINDS}", where))
+            out.append(_error("invalid", f"{reg}: " + choice_fault(reg.kind, "kind",
+                                                                   REGION_KINDS), where))
         if reg.permissions not in PERMISSIONS:
-            out.append(_error("invalid", f"{reg}: permissions {show_value(reg.permissions)} is "
-                              f"not one of {PERMISSIONS}", where))
+            out.append(_error("invalid", f"{reg}: " + choice_fault(
+                reg.permissions, "permissions", PERMISSIONS), where))
         if reg.name in names:
             out.append(_error("invalid", f"{reg}: name {show_value(reg.name)} is used "
                                          f"twice", where))

@@ -715,22 +715,33 @@ def check_choice(value, what, choices, *, optional=False):
     raise SpecError(choice_fault(value, what, choices, optional=optional))
 
 
+def one_of(choices, optional=False):
+    """The one spelling of a set of choices in a message, "one of a, b, c": the choices in
+    their order (a set's sorted; each by ``str``: numbers too). ``optional``: None passes
+    too ("or None"), or the word given for an absent value (``"unset"``: a file's key left
+    out). :func:`choice_fault`'s, and a rule's where a fault list has its own form ("has
+    carries 'x'; it must be one of ...", a count's rule).
+
+    >>> one_of({"ring", "full"}), one_of((1, 2, 4), optional="unset")
+    ('one of full, ring', 'one of 1, 2, 4 or unset')
+    """
+    names = sorted(choices) if isinstance(choices, (set, frozenset)) else choices
+    absent = f" or {'None' if optional is True else optional}" if optional else ""
+    return f"one of {', '.join(map(str, names))}{absent}"
+
+
 def choice_fault(value, what, choices, *, optional=False):
     """The one sentence refusing ``value`` where one of ``choices`` goes: "``what`` must be
-    one of a, b, c, got value", the choices in their order (a set's sorted; each by ``str``:
-    numbers too), the value by :func:`show_value`. ``optional``: None passes too, and the
-    sentence says so ("or None"), or the word for an absent value (``"unset"``: a file's key
-    left out). :func:`check_choice` raises it; a list of faults (a plan's, a file's) holds it.
+    one of a, b, c, got value" (:func:`one_of`, ``optional`` as there), the value by
+    :func:`show_value`. :func:`check_choice` raises it; a list of faults (a plan's, a
+    file's) holds it, after what it belongs to ("region 'r' [...]: ").
 
     >>> choice_fault("star", "connect", ("full", "ring"))
     "connect must be one of full, ring, got 'star'"
     >>> choice_fault(5, "ways", (1, 2, 4), optional="unset")
     'ways must be one of 1, 2, 4 or unset, got 5'
     """
-    names = sorted(choices) if isinstance(choices, (set, frozenset)) else choices
-    absent = f" or {'None' if optional is True else optional}" if optional else ""
-    return (f"{what} must be one of {', '.join(map(str, names))}{absent}, "
-            f"got {show_value(value)}")
+    return f"{what} must be {one_of(choices, optional)}, got {show_value(value)}"
 
 
 def unknown_fault(name, what, known, tail=""):

@@ -127,3 +127,28 @@ def test_an_address_is_never_a_float():
     assert [x.message for x in fabric.check(topologies.read_system(text))
             if x.severity == "error"] == [
         "base must be an integer or a string such as '0x4000_0000', got 4096.0 (a float)"]
+
+
+def test_a_fault_list_spells_its_choices_by_one_of():
+    import networkx as nx
+
+    from fabric import Fabric, GraphError, Region, region_findings
+    # a region's kind and permissions were "is not one of ('hbm', 'dram', ...)" (a tuple's
+    # repr), a graph node's kind "not one of ['chip', ...]" (a list's)
+    (f,) = region_findings([Region(0, 2**30, "chip0", kind="flash", name="r")])
+    assert f.message.endswith(": kind must be one of hbm, dram, mmio, storage, got 'flash'")
+    g = nx.path_graph(2)
+    nx.set_node_attributes(g, "toaster", "kind")
+    nx.set_edge_attributes(g, 1e9, "bandwidth")
+    nx.set_edge_attributes(g, 1e-6, "latency")
+    with pytest.raises(GraphError, match=r"node 0 has kind 'toaster'; it must be one of chip, "
+                                         r"host, memory, nic, switch"):
+        Fabric.from_graph(g)
+
+
+def test_choices_are_not_spelled_again():
+    """A guard: a set of choices in a message is one_of's spelling (a tuple's or a list's
+    repr, or joined by hand, at five sites until session 38)."""
+    from source_trees import spelled
+    assert [s for s in spelled(r"(?:must be|not|is not) one of \{")
+            if not s.startswith("fabric/_units.py")] == []
