@@ -1377,6 +1377,8 @@ def parse_layout(layout, n_chips):
     fabric.SpecError: layout: tp=3 does not divide the 128 chips; give dp explicitly
     """
     keys = ("tp", "dp", "ep", "etp")
+    # n_chips=None was "unsupported operand type(s) for %", an array numpy's "ambiguous"
+    n_chips = check_count(n_chips, "n_chips", 1, "an integer >= 1 (the chips laid out)")
     if isinstance(layout, Layout):
         values = dataclasses.asdict(layout)
     elif layout is None:
@@ -1398,7 +1400,8 @@ def parse_layout(layout, n_chips):
         raise kind_error(layout, "layout", "a Layout, str, dict or None")
     unknown = set(values) - set(keys)
     if unknown:
-        raise SpecError("layout: " + unknown_fault(sorted(unknown), "keys", keys))
+        # sorted by str: keys of mixed kinds were "'<' not supported" (inputs, session 38)
+        raise SpecError("layout: " + unknown_fault(sorted(unknown, key=str), "keys", keys))
     values = {key: check_count(val, key, 1, "an integer >= 1 (a layout's group size)")
               for key, val in values.items()}
     tp = values.get("tp", 1)

@@ -51,7 +51,13 @@ from ._report_fair import (
 )
 from ._report_overview import overview
 from ._report_parts import Report, report_fabric
-from ._report_render import csv_text, render_figures, render_html, render_markdown
+from ._report_render import (
+    FigureDrawing,
+    csv_text,
+    render_figures,
+    render_html,
+    render_markdown,
+)
 from ._report_scaling import scaling_report_section
 from ._report_sections import (
     REPORT_RUNTIMES,
@@ -176,7 +182,8 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
         For an unknown section, no systems, or a size that does not parse.
     TypeError
         ``systems`` or ``sections`` not a sequence (a set: its order is its hashes'; one
-        section's name), an item that is not a str.
+        section's name), an item that is not a str; a ``command`` that is not a str, an
+        ``on_section`` that is not callable.
 
     Examples
     --------
@@ -193,6 +200,13 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
     unknown = [s for s in sections if s not in SECTIONS]
     if unknown:
         raise SpecError(unknown_fault(unknown, "report section(s)", SECTIONS))
+    # before any section is computed (minutes for the default): a command of another kind
+    # was written as its repr, 5 failing only in write_report ("'int' object has no
+    # attribute 'replace'"); on_section=5 "'int' object is not callable" after a section
+    command = text_of(command, "command", optional=True)
+    if on_section is not None and not callable(on_section):
+        raise kind_error(on_section, "on_section", "a callable (called with each Section) "
+                         "or None")
     sizes = parse_sizes(DEFAULT_SIZES if sizes is None else sizes)
     ops = check_ops(DEFAULT_OPS if ops is None else ops)
     fabrics = _build_fabrics(systems)
@@ -451,6 +465,9 @@ def write_report(report, out="report", *, force=False, quiet=False, executor=Non
         If ``out`` holds files and ``force`` is false, or is a file.
     PermissionError, FileNotFoundError
         If ``out``'s parent is not a writable directory.
+    TypeError
+        A ``report`` that is not a Report, a ``drawing`` that is not a FigureDrawing, a
+        flag that is not a bool.
 
     Examples
     --------
@@ -461,6 +478,12 @@ def write_report(report, out="report", *, force=False, quiet=False, executor=Non
     ...     sorted(p.name for p in index.parent.iterdir())
     ['assumptions.csv', 'figures', 'index.html', 'report.md', 'summary.csv']
     """
+    # a report or drawing of another kind was an AttributeError ('figures', 'finish')
+    if not isinstance(report, Report):
+        raise kind_error(report, "report", "a Report (analysis.build_report's)")
+    if drawing is not None and not isinstance(drawing, FigureDrawing):
+        raise kind_error(drawing, "drawing",
+                         "an analysis._report_render.FigureDrawing or None")
     out = check_report_dir(out, force)
     try:
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.resolve().parent))

@@ -469,7 +469,7 @@ def draw_scaling(rows, metric, ax=None, legend=True, dodge=False):
     # KeyError, rows=5 "not iterable")
     check_choice(metric, "metric", SCALING_METRICS)
     rows = _plots._check_rows(rows, ("family", "chips", metric), "draw_scaling", empty=True,
-                              numbers=("chips", metric), gaps=(metric,))
+                              numbers=("chips", metric), gaps=(metric,), logs=("chips",))
     ax = _plots._new_axes(ax)
     label, scale, unit = SCALING_METRICS[metric]
     pal = _plots.palette()

@@ -483,7 +483,11 @@ def hardware_costs(name="street-2026"):
 _TDP = ("per-GPU TDP table citing datasheets (lynx-cortex.pages.dev): A100 400 W, H100 700 W, "
         "B200 1000 W, MI300X 750 W")
 
-#: Chip power (W) by chip name; a chip not listed is taken at the H100's 700 W (assumption).
+_AIC = ("V: NVIDIA's own system file, ai-dynamo/aiconfigurator 095f58a5 "
+        "aic-core/src/aiconfigurator_core/systems/")
+
+#: Chip power (W) by chip name; a chip not listed is taken at the H100's 700 W (assumption;
+#: H800 and H20 have no vendor figure: docs/sources.md s.10).
 CHIP_POWER = {
     "a100": Parameter("chip.a100.power", 400.0, "W", _TDP),
     "h100": Parameter("chip.h100.power", 700.0, "W", _TDP),
@@ -491,6 +495,17 @@ CHIP_POWER = {
                       "(same GH100 die; assumption)"),
     "b200": Parameter("chip.b200.power", 1000.0, "W", _TDP),
     "mi300x": Parameter("chip.mi300x.power", 750.0, "W", _TDP),
+    "gb200": Parameter("chip.gb200.power", 1200.0, "W", _AIC + "gb200.yaml (power: 1200 a GPU, "
+                       "citing NVIDIA's Blackwell datasheet, nvdam.widen.net/s/wwnsxrhm2w/"
+                       "blackwell-datasheet-3384703; since 2025-08-11); the GPU's own share: the "
+                       "superchip's Grace CPU is host power, not chip power"),
+    "b300": Parameter("chip.b300.power", 1100.0, "W", _AIC + "b300_sxm.yaml (power: 1100, "
+                      "'configurable up to 1,100 W', HGX B300, citing NVIDIA's Blackwell Ultra "
+                      "datasheet, resources.nvidia.com/en-us-blackwell-architecture/"
+                      "blackwell-ultra-datasheet; 2026-04-16)"),
+    "gb300": Parameter("chip.gb300.power", 1400.0, "W", _AIC + "gb300.yaml (power: 1400 a GPU, "
+                       "citing NVIDIA's Blackwell Ultra datasheet, resources.nvidia.com/"
+                       "en-us-blackwell-architecture/blackwell-ultra-datasheet; 2026-02-12)"),
 }
 
 
