@@ -89,6 +89,7 @@ import functools
 import math
 
 from fabric import EXCHANGE_LATENCY, PROTOCOLS, SpecError, peer_access_latency, transport
+from fabric._units import unknown_fault
 
 from ._schedules import NotApplicableError
 
@@ -2571,11 +2572,11 @@ def p2p_batch_chain(arch):
     >>> p2p_batch_chain("volta")
     Traceback (most recent call last):
     ...
-    fabric.SpecError: no counted NCCL p2p batch for architecture 'volta'; known: blackwell, hopper
+    fabric.SpecError: no counted NCCL p2p batch: unknown architecture 'volta'; known: blackwell, hopper
     """
     if not isinstance(arch, str) or arch not in P2P_BATCH_CHAIN:
-        raise SpecError(f"no counted NCCL p2p batch for architecture {arch!r}; known: "
-                        + ", ".join(sorted(P2P_BATCH_CHAIN)))
+        raise SpecError("no counted NCCL p2p batch: "
+                        + unknown_fault(arch, "architecture", P2P_BATCH_CHAIN))
     lat = EXCHANGE_LATENCY[arch]
     cycle = lat["cycle"].value
     total = 0.0

@@ -81,6 +81,7 @@ from ._units import (
     name_list,
     show_value,
     text_of,
+    unknown_fault,
 )
 
 __all__ = ["EXECUTION_FACTORS", "NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES",
@@ -1807,8 +1808,7 @@ def runtime(name, version=None, date=None):
         if key != "nccl":
             raise SpecError(f"only the nccl runtime takes a version, not {show_value(name)}")
         return _nccl_version(version)
-    try:
-        return RUNTIMES[key]
-    except KeyError:
-        raise SpecError(f"unknown runtime {show_value(name)}; known: "
-                         + ", ".join(sorted(RUNTIMES)) + " (nccl also as nccl@<version>)") from None
+    if key not in RUNTIMES:     # the name as given (key is its part before '@')
+        raise SpecError(unknown_fault(name, "runtime", RUNTIMES,
+                                      " (nccl also as nccl@<version>)"))
+    return RUNTIMES[key]
