@@ -152,3 +152,18 @@ def test_choices_are_not_spelled_again():
     from source_trees import spelled
     assert [s for s in spelled(r"(?:must be|not|is not) one of \{")
             if not s.startswith("fabric/_units.py")] == []
+
+
+def test_an_array_of_integers_is_checked_in_one_place():
+    import numpy as np
+
+    from fabric._arrays import integer_array
+    f = build("torus:2x2,chip=h100")
+    # four dtype checks, two sentences ('got dtype float64', 'got an array of dtype float64')
+    asks = ((lambda a: f.node_indices(a, "src"), "src must be node indices \\(integers\\)"),
+            (lambda a: f.router.loads_grouped([0], [1], 1.0, a, 2), "group must be integers"),
+            (lambda a: f.address_map.lookup_many(a), "addresses must be integers"))
+    for ask, what in asks:
+        with pytest.raises(TypeError, match=f"^{what}, got an array of dtype float64$"):
+            ask(np.array([1.0]))
+    assert integer_array((), "x").dtype == np.int64
