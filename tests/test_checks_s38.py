@@ -167,3 +167,14 @@ def test_an_array_of_integers_is_checked_in_one_place():
         with pytest.raises(TypeError, match=f"^{what}, got an array of dtype float64$"):
             ask(np.array([1.0]))
     assert integer_array((), "x").dtype == np.int64
+
+
+def test_a_collectives_size_is_checked_by_check_number():
+    import analysis
+    f = build("torus:2x2")
+    # read_nbytes wrote check_number's test out and raised a plain ValueError (not the
+    # project's own error, which the CLI reports as bad input)
+    for bad, said in ((0.5, "at least 1 byte"), (float("nan"), "a finite number > 0 bytes")):
+        with pytest.raises(fabric.SpecError, match=said):
+            analysis.cost(f, "all-reduce", bad)
+    assert analysis.cost(f, "all-reduce", 2**63 - 1).size == 2.0**63     # at the limit, taken
