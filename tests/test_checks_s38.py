@@ -78,7 +78,7 @@ def test_lookups_are_not_written_again():
     sites (known names in order or sorted, a list's repr or joined, 'known' or 'allowed');
     fabric._units.unknown_fault is its one place."""
     from source_trees import spelled
-    assert [s for s in spelled(r"\"[^\"\n]*; (?:known|allowed): ")
+    assert [s for s in spelled(r"\"[^\"\n]*; (?:known|allowed|options): ")
             if not s.startswith(("fabric/_units.py", "fabric/_errors.py"))] == []
 
 
@@ -178,3 +178,15 @@ def test_a_collectives_size_is_checked_by_check_number():
         with pytest.raises(fabric.SpecError, match=said):
             analysis.cost(f, "all-reduce", bad)
     assert analysis.cost(f, "all-reduce", 2**63 - 1).size == 2.0**63     # at the limit, taken
+
+
+def test_a_schedule_and_a_spec_option_look_up_as_the_rest():
+    import analysis
+    from topologies import parse_spec
+    # "unknown algorithm 'warp'; for all-gather use auto, ring, ..." and "unknown option
+    # 'colour' for torus; options: ..." were their own sentences
+    with pytest.raises(fabric.SpecError, match=r"^all-gather: unknown algorithm 'warp'; known: "
+                                               r"auto, "):
+        analysis.schedule("all-gather", "warp", 4)
+    with pytest.raises(fabric.SpecError, match=r"^torus: unknown option 'colour'; known: "):
+        parse_spec("torus:4x4,colour=red")
