@@ -138,6 +138,7 @@ import functools
 import itertools
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -162,6 +163,7 @@ from fabric._units import (
     unknown_fault,
 )
 
+from ._closed_form import normalize_algorithm, normalize_op
 from ._collectives import default_runtime
 from ._gemm import (
     GROUPED_GEMM_EFFICIENCY_BY_ROWS,
@@ -2292,11 +2294,6 @@ class DecodeStep:
 
 # -- the model ----------------------------------------------------------------------------
 
-#: Chip generations whose TP all-reduce vLLM dispatches by its own per-size tables
-#: (analysis.vllm_all_reduce: SM90 and SM100 rows).
-VLLM_DISPATCH_GENERATIONS = ("hopper", "blackwell")
-
-
 def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm="auto",
                       fabric=None):
     """The collective cost function a step (and a prefill) prices its collectives with: the
@@ -2366,21 +2363,28 @@ def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm=
     chip = None if chip is None else chip_spec(chip)        # a name is read as its chip
     if check_collective(collective) is not None:
         return collective
+    if runtime is not None:             # the rule reads only whether one was asked: check it
+        from fabric import runtime as get_runtime
+
+        get_runtime(runtime)
+    algorithm = collective_algorithms(algorithm)
     if fabric is not None and getattr(fabric_arg(fabric).chip, "name", None) != \
             getattr(chip, "name", None):
         return _default_collective
     # an engine's own dispatch only where the caller asked no runtime or algorithm
     if runtime is not None or not (isinstance(algorithm, str) and algorithm == "auto"):
         return _default_collective
-    if engine == "vllm" and getattr(chip, "generation", None) in VLLM_DISPATCH_GENERATIONS:
-        from ._engine_allreduce import vllm_all_reduce
+    from ._engine_allreduce import (
+        TRTLLM_ALLREDUCE_CHIPS,
+        VLLM_SM_VERSIONS,
+        trtllm_all_reduce,
+        vllm_all_reduce,
+    )
 
+    if engine == "vllm" and getattr(chip, "generation", None) in VLLM_SM_VERSIONS:
         return vllm_all_reduce
-    if engine == "trtllm":
-        from ._engine_allreduce import TRTLLM_ALLREDUCE_CHIPS, trtllm_all_reduce
-
-        if getattr(chip, "name", None) in TRTLLM_ALLREDUCE_CHIPS:
-            return trtllm_all_reduce
+    if engine == "trtllm" and getattr(chip, "name", None) in TRTLLM_ALLREDUCE_CHIPS:
+        return trtllm_all_reduce
     return _default_collective
 
 
@@ -2464,6 +2468,31 @@ def gather_exchange_seconds(fabric, m, tokens, positions, element_bytes, combine
     scatter = collective_seconds(fabric, "reduce-scatter", ep * tokens * m.hidden * combine_bytes,
                                  positions, **cost_kwargs)
     return gather, scatter
+
+
+def collective_algorithms(algorithm, *, names=True):
+    """``algorithm`` as :func:`decode_step` and :func:`collective_seconds` take it, read once:
+    an algorithm's name, or a mapping from operation names to one each. A mapping's keys are
+    read as operation names (:func:`analysis.normalize_op`: ``{"allreduce": "ring"}`` reaches
+    the all-reduce, which looks itself up as ``"all-reduce"``; a misspelt operation is
+    refused) and come back as a dict; with ``names`` (the library prices the collectives)
+    each algorithm is spelled as :func:`analysis.cost` reads it
+    (:func:`analysis.normalize_algorithm`), else a caller's own collective gets its names as
+    given.
+
+    >>> collective_algorithms({"AllReduce": "Tree"}), collective_algorithms("AUTO")
+    ({'all-reduce': 'double-binary-tree'}, 'auto')
+    """
+    if not isinstance(algorithm, Mapping):
+        return normalize_algorithm(algorithm) if names else algorithm
+    out = {}
+    for op, name in algorithm.items():
+        key = normalize_op(op)
+        if key in out:
+            raise SpecError(f"algorithm: {show_value(op)} names the {key} a second time "
+                            f"(keys {show_value(list(algorithm))})")
+        out[key] = normalize_algorithm(name) if names else name
+    return out
 
 
 def _default_collective(fabric, op, nbytes, *, algorithm, ranks, transport, **kw):
@@ -3265,6 +3294,8 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     """Check every input of :func:`decode_step` (clear errors) and resolve the defaults."""
     m = model_config(model)
     check_choice(moe_backend, "moe_backend", MOE_BACKENDS)
+    # read even where no collective is priced (tp=1): a wrong one is refused, not ignored
+    algorithm = collective_algorithms(algorithm, names=collective is None)
     if trtllm_release is not None:
         trtllm_release = check_trtllm_release(trtllm_release, engine)
     draft = flag_of(draft, "draft")
@@ -3655,6 +3686,8 @@ def collective_seconds(fabric, op, nbytes, positions, *, collective=None, algori
                         f"bytes per element (the model's activation_bytes, or dispatch_bytes / "
                         f"combine_bytes) make a message of less than one")
     _check_reach(fabric, positions)
+    if isinstance(algorithm, Mapping):  # its keys the canonical names
+        algorithm = collective_algorithms(algorithm, names=False)
     algo = algorithm.get(op, "auto") if isinstance(algorithm, dict) else algorithm
     extra = {} if runtime is None else {"runtime": runtime}
     chips = [fabric.endpoints[i] for i in positions]

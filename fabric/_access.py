@@ -658,7 +658,7 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore"):
     fabric = fabric_arg(fabric)
     size = _check_op(op, size)
     _transport_name(transport)
-    a, target = fabric.node(src), fabric.node(target)
+    a, target = fabric.node(src, "src"), fabric.node(target, "target")
     protected = checks_accesses(fabric)
     # a chip issues the access; without an address plan only a chip's memory is known
     # (with one, the map says what holds memory: a NIC's MMIO does, a switch does not)

@@ -152,6 +152,13 @@ def validate_graph(G, endpoints=None):
     ...
     fabric.GraphError: invalid fabric graph: edge ('a', 'b') has no 'bandwidth'
     """
+    check_graph(G, endpoints, ranks=True)
+
+
+def check_graph(G, endpoints=None, *, ranks):
+    """:func:`validate_graph`'s check; ``ranks=False`` leaves out :func:`rank_name_faults`
+    for ``Fabric.from_graph``, whose constructor asks it of every Fabric (one pass over the
+    nodes, not two: the fault is the same sentence)."""
     import networkx as nx
 
     if not isinstance(G, nx.Graph):
@@ -219,7 +226,8 @@ def validate_graph(G, endpoints=None):
             for n in endpoints:
                 if n not in reach:
                     faults.append(f"endpoint {n!r} is disconnected from endpoint {endpoints[0]!r}")
-            faults += rank_name_faults(G, endpoints)
+            if ranks:
+                faults += rank_name_faults(G, endpoints)
     if faults:
         more = f" (and {len(faults) - 10} more)" if len(faults) > 10 else ""
         raise GraphError("invalid fabric graph: " + "; ".join(faults[:10]) + more)

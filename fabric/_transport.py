@@ -458,7 +458,7 @@ def reach(fabric, src, dst):
     ('loadstore', 'rdma')
     """
     fabric = fabric_arg(fabric)
-    a, b = fabric.node(src), fabric.node(dst)
+    a, b = fabric.node(src, "src"), fabric.node(dst, "dst")
     idx = fabric.node_index
     s, d = idx[a], idx[b]
     if loadstore_reaches(fabric, [s], [d])[0]:
