@@ -803,6 +803,11 @@ def int_of(value, what, *, optional=False):
     too. The kind check of a record's integer field, :func:`text_of`'s twin; a range is the
     record's checker's (:func:`check_count` checks the kind and a range at once).
 
+    Two checks on purpose (session 37's F14, decided in session 38): ``int_of`` is a record
+    field's kind at construction, its range the record checker's finding (an address or a
+    size is an exact int: ``10**400`` is "beyond the address width", not check_count's
+    "beyond a float's range"); :func:`check_count` is an argument's kind and range at once.
+
     >>> import numpy as np
     >>> int_of(np.int64(4096), "Region size"), int_of(None, "page_size", optional=True)
     (4096, None)
