@@ -190,3 +190,13 @@ def test_a_schedule_and_a_spec_option_look_up_as_the_rest():
         analysis.schedule("all-gather", "warp", 4)
     with pytest.raises(fabric.SpecError, match=r"^torus: unknown option 'colour'; known: "):
         parse_spec("torus:4x4,colour=red")
+
+
+def test_the_readers_and_formatters_raise_the_packages_error():
+    from fabric._units import format_size, format_time
+    # plain ValueErrors beside every other parse_* refusal's SpecError (fabric/_errors: an
+    # error raised on purpose about a value is a FabricError)
+    for ask, value in ((fabric.parse_address, -5), (format_size, float("nan")),
+                       (format_time, float("inf"))):
+        with pytest.raises(fabric.SpecError):
+            ask(value)
