@@ -101,9 +101,8 @@ from fabric._units import (
     check_count,
     check_number,
     flag_of,
-    is_finite,
+    is_int,
     is_real,
-    kind_error,
     sequence_of,
     show_value,
 )
@@ -321,17 +320,13 @@ def read_nbytes(nbytes):
     the limit of :func:`fabric.access`). A fractional size above one byte is read as given."""
     if isinstance(nbytes, str):
         nbytes = parse_size(nbytes)
-    if not is_real(nbytes):
-        raise kind_error(nbytes, "nbytes", "a number of bytes")
-    if type(nbytes).__module__ == "numpy":
-        nbytes = nbytes.item()      # np.float16: comparing it with MAX_BYTES overflows, warning
-    if not is_finite(nbytes) or nbytes <= 0:      # 10**400: no OverflowError
-        raise ValueError(f"nbytes must be a finite size > 0 bytes, got nbytes={show_value(nbytes)}")
-    if nbytes < 1:
-        raise ValueError(f"nbytes must be at least 1 byte (a size in bytes: no collective "
-                         f"moves part of one), got nbytes={show_value(nbytes)}")
-    _check_max_bytes(nbytes, "nbytes")
-    return float(nbytes)
+    # the number's one check (a float: np.float16 compared with MAX_BYTES overflowed)
+    size = check_number("nbytes", nbytes, 0, " bytes", strict=True)
+    if size < 1:
+        raise SpecError(f"nbytes must be at least 1 byte (a size in bytes: no collective "
+                        f"moves part of one), got nbytes={show_value(nbytes)}")
+    _check_max_bytes(nbytes if is_int(nbytes) else size, "nbytes")   # 2**63 - 1 exactly
+    return size
 
 
 def _check_max_bytes(nbytes, what):

@@ -65,7 +65,7 @@ from fabric import Grid, NodeError, SpecError
 from fabric._arrays import check_length, traffic_values
 from fabric._fabric_arg import fabric_arg
 from fabric._failures import require_joined
-from fabric._units import check_count, sequence_of, show_value
+from fabric._units import check_count, sequence_of, show_value, unknown_fault
 
 from ._closed_form import normalize_algorithm, normalize_op
 
@@ -884,8 +884,7 @@ def schedule(op, algorithm, p, *, fabric=None, nodes=None, traffic=None):
         if algorithm in every:
             raise NotApplicableError(f"{algorithm} is not an algorithm for {op}; for {op} use "
                                      + ", ".join(known))
-        raise SpecError(f"unknown algorithm {show_value(algorithm)}; for {op} use auto, "
-                        + ", ".join(known))
+        raise SpecError(f"{op}: " + unknown_fault(algorithm, "algorithm", ("auto", *known)))
     M = _traffic(traffic, p) if op == "all-to-allv" else None
     if p == 1:
         return Schedule(op=op, algorithm=algorithm, p=1, steps=())

@@ -22,7 +22,7 @@ from functools import cached_property
 import networkx as nx
 import numpy as np
 
-from ._arrays import number_array
+from ._arrays import integer_array, number_array
 from ._chips import ChipSpec, chip_spec
 from ._errors import GraphError, NodeError, SpecError
 from ._fabric_arg import FabricBase, fabric_arg
@@ -444,8 +444,7 @@ class Fabric(FabricBase):
                              f"them, got an array of shape {a.shape}")
         if a.size == 0:                     # [] reads as float64: an empty query all the same
             return np.zeros(0, dtype=np.int64)
-        if a.dtype.kind not in "iu":
-            raise TypeError(f"{what} must be node indices (integers), got dtype {a.dtype}")
+        integer_array(a, what, "node indices (integers)")     # its dtype (an ndarray: as is)
         if not isinstance(x, np.ndarray):
             number_array(x, what)           # [0, True]: numpy reads the flag as node 1
         a = np.atleast_1d(a)
