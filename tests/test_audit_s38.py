@@ -196,3 +196,13 @@ def test_a_degraded_fabric_carries_its_intact_one_and_has_lost_what_failed():
                            (Failures(nodes=("sw0",)), r"^failed node 'sw0' is still a node ")]:
         with pytest.raises(fabric.GraphError, match=said):
             f.replace(failures=failures, intact=f)
+
+
+def test_a_numpy_array_of_chips_fails_them_on_a_degraded_fabric():
+    """without(chips=np.array([4, 5])) asked whether the array named one node by comparing it
+    with each failed node: on a fabric with failures numpy's 'The truth value of an array with
+    more than one element is ambiguous' (an intact fabric had none to compare with)."""
+    import numpy as np
+    g = _degraded("torus:4x4")
+    assert g.without(chips=np.array([4, 5])).failures.chips == ("chip3", "chip4", "chip5")
+    assert g.without(chips=np.array(["chip4", "chip5"])).name == g.without(chips=[4, 5]).name
