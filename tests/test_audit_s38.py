@@ -206,3 +206,30 @@ def test_a_numpy_array_of_chips_fails_them_on_a_degraded_fabric():
     g = _degraded("torus:4x4")
     assert g.without(chips=np.array([4, 5])).failures.chips == ("chip3", "chip4", "chip5")
     assert g.without(chips=np.array(["chip4", "chip5"])).name == g.without(chips=[4, 5]).name
+
+
+def test_the_schedule_and_fair_comparison_refusals_are_the_packages_errors():
+    """analysis.schedule and the fair comparison raised bare ValueErrors (the CLI reports any
+    other exception as 'internal error (a bug in cofabric)', exit 3): a node count that is not
+    p, an all-to-allv without a matrix or with no bytes, a link factor that leaves the schema,
+    every chip cut off from every other (a RoutingError, as when ep is given)."""
+    import numpy as np
+
+    import analysis
+    from analysis._schedules import schedule
+    f = _degraded("torus:4x4")
+    g = topologies.build("switch:3,chip=gb200").without(links=[("chip0", "sw0"),
+                                                               ("chip1", "sw0")])
+    for call, error, said in [
+            (lambda: schedule("all-reduce", "ring", 5, fabric=f, nodes=[0, 1, 2]),
+             fabric.SpecError, r"^nodes must list p=5 chips, got 3$"),
+            (lambda: schedule("all-to-allv", "pairwise", 3), fabric.SpecError,
+             r"^all-to-allv needs a traffic matrix"),
+            (lambda: schedule("all-to-allv", "pairwise", 2, traffic=np.eye(2)), fabric.SpecError,
+             r"^the traffic matrix moves no bytes between distinct ranks$"),
+            (lambda: analysis.scale_links(f, bandwidth=1e30), fabric.SpecError,
+             r"^bandwidth x1e\+30 makes link "),
+            (lambda: analysis.best_decode_layout("kimi-k2", g, batch=1, context=4096),
+             fabric.RoutingError, r"every chip is cut off from every other chip")]:
+        with pytest.raises(error, match=said):
+            call()
