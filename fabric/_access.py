@@ -399,7 +399,7 @@ def _memory_region(fabric, node):
     _, several = owned_regions(regs, "hbm")
     if node in several:
         raise AddressMapError(f"{fabric.name}: " + no_own_region(
-            node, [regs[i].name for i in several[node]], "hbm",
+            node, regs, "hbm",
             "its memory is no one region (give fabric.access an address)"))
     plain = [r for r in regs if r.ways == 1]
     return (plain or list(regs))[0]

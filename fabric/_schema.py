@@ -41,7 +41,7 @@ Edge attributes
 
 
 from ._errors import GraphError
-from ._units import is_finite, is_int, is_real, kind_error
+from ._units import is_finite, is_int, is_real, kind_error, one_of
 
 __all__ = ["CARRIES", "MAX_BANDWIDTH", "MAX_BYTES", "MAX_LATENCY", "MAX_LINKS", "MIN_BANDWIDTH", "NODE_KINDS",
            "validate_graph"]
@@ -173,7 +173,7 @@ def check_graph(G, endpoints=None, *, ranks):
         if kind is None:
             faults.append(f"node {n!r} has no 'kind'")
         elif kind not in NODE_KINDS:
-            faults.append(f"node {n!r} has kind {kind!r}, not one of {sorted(NODE_KINDS)}")
+            faults.append(f"node {n!r} has kind {kind!r}; it must be {one_of(NODE_KINDS)}")
         cap = data.get("capacity")
         if kind == "memory" and cap is not None and not (is_int(cap) and cap >= 0):
             # read as the size of the node's region: a float, a string or a bool would be
@@ -200,8 +200,8 @@ def check_graph(G, endpoints=None, *, ranks):
             links += int(lanes)
         carries = data.get("carries", "loadstore")
         if carries not in CARRIES:
-            faults.append(f"edge ({u!r}, {v!r}) has carries {carries!r}; it must be one of "
-                          f"{', '.join(CARRIES)}")
+            faults.append(f"edge ({u!r}, {v!r}) has carries {carries!r}; it must be "
+                          f"{one_of(CARRIES)}")
     if links > MAX_LINKS:
         faults.append(f"the graph has {links:,} links (its edges' lanes); "
                       f"the limit is {MAX_LINKS:,}")

@@ -29,7 +29,7 @@ def no_report(monkeypatch):
 
 
 @pytest.mark.parametrize("names, error, said", [
-    (["nope"], SpecError, r"^unknown figure\(s\) \['nope'\]; known: topology-sd200-ultra, "),
+    (["nope"], SpecError, r"^unknown figure\(s\) \['nope'\]; known: collective-all-reduce, "),
     (["topology-nvl72"], SpecError, r"^unknown figure\(s\) \['topology-nvl72'\]"),
     ("latency", TypeError, r"^names must be a sequence of figure names, got 'latency' \(a str\)"),
     ({"latency"}, TypeError, r"^names must be a sequence of figure names, got \{'latency'\}"),
