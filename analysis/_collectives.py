@@ -326,9 +326,9 @@ def read_nbytes(nbytes):
     if type(nbytes).__module__ == "numpy":
         nbytes = nbytes.item()      # np.float16: comparing it with MAX_BYTES overflows, warning
     if not is_finite(nbytes) or nbytes <= 0:      # 10**400: no OverflowError
-        raise SpecError(f"nbytes must be a finite size > 0 bytes, got nbytes={show_value(nbytes)}")
+        raise ValueError(f"nbytes must be a finite size > 0 bytes, got nbytes={show_value(nbytes)}")
     if nbytes < 1:
-        raise SpecError(f"nbytes must be at least 1 byte (a size in bytes: no collective "
+        raise ValueError(f"nbytes must be at least 1 byte (a size in bytes: no collective "
                          f"moves part of one), got nbytes={show_value(nbytes)}")
     _check_max_bytes(nbytes, "nbytes")
     return float(nbytes)

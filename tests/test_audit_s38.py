@@ -236,18 +236,17 @@ def test_the_schedule_and_fair_comparison_refusals_are_the_packages_errors():
 
 
 def test_cost_throughput_and_sweep_refusals_are_the_packages_errors():
-    """cost's size (0.5 B, nan), an all-to-allv moving under a byte, throughput's matrix for
-    another rank count or carrying nothing, and an empty sweep axis were bare ValueErrors:
-    outside fabric._errors' tree, and 'internal error (a bug in cofabric)' to the CLI's
-    catch. SpecErrors now (ValueErrors still), same texts; on a degraded fabric too."""
+    """An all-to-allv moving under a byte (cost's own size is checks' read_nbytes),
+    throughput's matrix for another rank count or carrying nothing, and an empty sweep axis
+    were bare ValueErrors: outside fabric._errors' tree, and 'internal error (a bug in
+    cofabric)' to the CLI's catch. SpecErrors now (ValueErrors still), same texts; on a
+    degraded fabric too."""
     import numpy as np
 
     import analysis
     f = _degraded("torus:4x4")
     n = f.n_endpoints
     for call, said in [
-            (lambda: analysis.cost(f, "all-reduce", 0.5), r"^nbytes must be at least 1 byte"),
-            (lambda: analysis.cost(f, "all-reduce", float("nan")), r"^nbytes must be a finite "),
             (lambda: analysis.cost(f, "all-to-allv", (np.ones((n, n)) - np.eye(n)) / 1e3),
              r"^the traffic matrix moves 0\.21 bytes in all; at least 1 byte "),
             (lambda: analysis.throughput(f, analysis.traffic(topologies.build("torus:2x2"),
