@@ -185,7 +185,8 @@ def test_a_degraded_fabric_carries_its_intact_one_and_has_lost_what_failed():
     """A copy marked degraded by hand (failures given, intact None) was accepted, and the
     degraded grid's router read its intact fabric: a bare AttributeError "'NoneType' object
     has no attribute 'graph'" from route or cost on torus:4x4 without a link and chip3; a
-    failed link or node still in the graph was accepted too."""
+    failed link or node still in the graph was accepted too, and a failed node that was never
+    part of the fabric ('ghost': the copy's name then read 'without 1 node without 1 node')."""
     from fabric import Failures
     g = _degraded("torus:4x4")
     with pytest.raises(fabric.GraphError, match=r"^failures mark 'torus:4x4 without 1 link and "
@@ -193,7 +194,11 @@ def test_a_degraded_fabric_carries_its_intact_one_and_has_lost_what_failed():
         g.replace(intact=None)
     f = topologies.build("switch:4")
     for failures, said in [(Failures(links=(("chip0", "sw0"),)), r"^failed link \('chip0', "),
-                           (Failures(nodes=("sw0",)), r"^failed node 'sw0' is still a node ")]:
+                           (Failures(nodes=("sw0",)), r"^failed node 'sw0' is still a node "),
+                           (Failures(nodes=("ghost",)), (r"^failures\.nodes names 'ghost', no "
+                                                        r"node of the fabric as built")),
+                           (Failures(links=(("chip0", "nope"),)), (r"^failures\.links names "
+                                                                  r"'nope', no node of the"))]:
         with pytest.raises(fabric.GraphError, match=said):
             f.replace(failures=failures, intact=f)
 
