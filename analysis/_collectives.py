@@ -739,7 +739,7 @@ def applicable_algorithms(fabric, op, ranks=None, transport=None, traffic=None):
     M = _traffic_arg(op, traffic, p, "traffic")
     if M is not None:
         if _is_empty(op, traffic, M):
-            raise ValueError("the traffic matrix moves no bytes between distinct ranks")
+            raise SpecError("the traffic matrix moves no bytes between distinct ranks")
         M = M / _traffic_total(M)
     out = {}
     for a in ALGORITHMS[op]:
@@ -807,7 +807,7 @@ def _traffic_total(M):
     """The total of a traffic matrix that moves bytes between ranks: at least 1 byte."""
     n = float(M.sum())
     if n < 1:
-        raise ValueError(f"the traffic matrix moves {n:.3g} bytes in all; at least 1 byte "
+        raise SpecError(f"the traffic matrix moves {n:.3g} bytes in all; at least 1 byte "
                          "(a matrix in bytes: no collective moves part of one)")
     return n
 
@@ -926,7 +926,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         A transport the fabric cannot carry for this group, or ranks the failures split
         into groups with no path between them (an island or a chip cut off alone), named,
         under every runtime and even when no byte would cross.
-    ValueError, TypeError
+    SpecError, TypeError
         A size that is not a number of bytes >= 1 (or 0, above) or is above 2**63 - 1 (an
         int64); an unknown transport or runtime.
 
@@ -1373,7 +1373,7 @@ class _GroupView:
         6.0
         """
         if algorithm not in ("ring", "multi-ring"):
-            raise ValueError(f"ring_hops: {algorithm!r} is not a ring schedule")
+            raise SpecError(f"ring_hops: {algorithm!r} is not a ring schedule")
         key = ("ring-hops", algorithm, self.idx.tobytes())
         c = fabric_memo(self.fabric, __name__)
         if key not in c:
@@ -1588,7 +1588,7 @@ def communicator_channels(fabric, ranks=None, runtime="nccl"):
     fabric = fabric_arg(fabric)
     rt = get_runtime(runtime)
     if rt.name.split("@")[0] != "nccl":
-        raise ValueError(f"communicator_channels: {rt.name!r} is not an NCCL release "
+        raise SpecError(f"communicator_channels: {rt.name!r} is not an NCCL release "
                          "(runtime 'nccl' or 'nccl@<version>')")
     nodes, idx = resolve_ranks(fabric, ranks)   # refuses ranks the failures split
     view = _GroupView(fabric, "all-reduce", nodes, idx, None, None, True)
