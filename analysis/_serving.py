@@ -353,8 +353,9 @@ TIERS = ("own-hyperscaler", "own-neocloud", "rent-3yr")
 
 # Chip presets (fabric.CHIPS) priced by the TCO table, and named products priced as a
 # whole (the nvl72 and gb200-nvl72 presets stand for a GB200 NVL72 rack, gb300-nvl72 for a
-# GB300 NVL72 rack, each priced as one).
-_CHIP_TCO = {"h100": "H100", "h200": "H200", "b200": "B200"}
+# GB300 NVL72 rack, each priced as one). b300 was missing (the chip came after this table):
+# hgx-b300 was priced at the cost book's H100-era node price and ignored the tier.
+_CHIP_TCO = {"h100": "H100", "h200": "H200", "b200": "B200", "b300": "B300"}
 _SYSTEM_TCO = {"nvl72": "GB200 NVL72", "gb200-nvl72": "GB200 NVL72",
                "gb300-nvl72": "GB300 NVL72"}
 

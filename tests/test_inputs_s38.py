@@ -136,3 +136,15 @@ def test_a_plotted_value_beyond_a_floats_range_is_named(draw):
     with pytest.raises(SpecError, match=r"rows\[0\]\['\w+'\] must be within a float's range, "
                                         r"got 1000000000.*\(401 digits\)"):
         draw(analysis, 10**400)
+
+
+@pytest.mark.parametrize("tier, usd", [("own-hyperscaler", 2.34), ("own-neocloud", 2.808),
+                                       ("rent-3yr", 3.48)])
+def test_a_b300_system_takes_the_tco_tables_b300_row(tier, usd):
+    # was the cost book's node price per chip ($38,750, an H100 node's) over 4 years plus
+    # the bill of materials' power: $1.478 a GPU-hour and 1.82 kW for every tier
+    from analysis import serving_cost
+    from analysis._serving import TCO
+    price, kw, _, how = serving_cost(topologies.build("hgx-b300"), tier=tier)
+    assert (price, kw) == (TCO["B300"].usd_per_gpu_hour[tier], TCO["B300"].all_in_kw_per_gpu)
+    assert price == usd and how.startswith("TCO table: B300")
