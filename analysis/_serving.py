@@ -3483,9 +3483,10 @@ def single_user_speed(model, fabric, *, isl=1024, osl=1024, layouts=None,
     >>> s.limiter in s.shares, abs(sum(s.shares.values()) - s.tpot) < 1e-12
     (True, True)
     """
-    if kwargs.get("micro_batches", 1) != 1:
+    # its kind first (a str was a SpecError quoting it whole, 5 KB)
+    if check_count(kwargs.get("micro_batches", 1), "micro_batches", 1) != 1:
         raise SpecError(f"one user's step cannot be split into micro_batches="
-                        f"{kwargs['micro_batches']!r}; single-user speed runs micro_batches=1")
+                        f"{kwargs['micro_batches']}; single-user speed runs micro_batches=1")
     fr = serving_frontier(model, fabric, isl=isl, osl=osl, batches=(1,), layouts=layouts,
                           speculative=speculative, keep_all=True, **kwargs)
     best = max(fr.all_points, key=lambda p: (p.tokens_per_s_user, p.tokens_per_s_gpu))

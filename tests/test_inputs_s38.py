@@ -148,3 +148,14 @@ def test_a_b300_system_takes_the_tco_tables_b300_row(tier, usd):
     price, kw, _, how = serving_cost(topologies.build("hgx-b300"), tier=tier)
     assert (price, kw) == (TCO["B300"].usd_per_gpu_hour[tier], TCO["B300"].all_in_kw_per_gpu)
     assert price == usd and how.startswith("TCO table: B300")
+
+
+@pytest.mark.parametrize("value, error, match", [
+    ("x" * 5000, TypeError, (r"^micro_batches must be an integer >= 1, got micro_batches='x+"
+                             r"\.\.\. \(5002 characters\) \(a str\)$")),
+])
+def test_single_user_speed_names_a_micro_batch_count_of_another_kind(value, error, match):
+    # a str was a SpecError quoting it whole (5 KB)
+    from analysis import single_user_speed
+    with pytest.raises(error, match=match):
+        single_user_speed("deepseek-v3", topologies.build("hgx-h200"), micro_batches=value)
