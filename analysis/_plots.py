@@ -1232,7 +1232,7 @@ def plot_tornado(rows, base, ax=None, *, scale=1e-3, unit_name="ms", xlabel="tim
     ['a', 'b']
     >>> plt.close(ax.figure)
     """
-    base = check_number("base", base, -math.inf, rule="a finite number")
+    base = check_number("base", base, None)
     scale, unit_name = _display_unit(scale, unit_name)
     xlabel = text_of(xlabel, "xlabel")
     rows = _check_rows(rows, ("parameter", "low", "high", "value_low", "value_high"),

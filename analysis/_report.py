@@ -39,7 +39,7 @@ from pathlib import Path
 
 from fabric import SpecError
 from fabric._system import file_name
-from fabric._units import flag_of, kind_error, sequence_of, show_value, text_of
+from fabric._units import flag_of, kind_error, sequence_of, show_value, text_of, unknown_fault
 
 from ._report_decode import decode_section
 from ._report_fair import (
@@ -199,8 +199,7 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
                 for i, s in enumerate(sequence_of(sections, "sections", "section names"))]
     unknown = [s for s in sections if s not in SECTIONS]
     if unknown:
-        raise SpecError(f"unknown report section(s) {show_value(unknown)}; known: "
-                        f"{', '.join(SECTIONS)}")
+        raise SpecError(unknown_fault(unknown, "report section(s)", SECTIONS))
     # before any section is computed (minutes for the default): a command of another kind
     # was written as its repr, 5 failing only in write_report ("'int' object has no
     # attribute 'replace'"); on_section=5 "'int' object is not callable" after a section
@@ -551,8 +550,7 @@ def write_figures(out="figures", names=README_FIGURES, *, quiet=False, executor=
     names = [text_of(n, "each figure name") for n in sequence_of(names, "names", "figure names")]
     unknown = [n for n in names if n not in README_FIGURES]
     if unknown:     # before the report is built, not after
-        raise SpecError(f"unknown figure(s) {show_value(unknown)}; known: "
-                        f"{', '.join(README_FIGURES)}")
+        raise SpecError(unknown_fault(unknown, "figure(s)", README_FIGURES))
     out = output_dir(out, "figures")
     report = build_report(DEFAULT_SYSTEMS, ops=("all-reduce",), sections=_README_SECTIONS,
                           executor=executor, quiet=quiet, command="cofabric figures")

@@ -94,7 +94,7 @@ from ._chips import ChipSpec, chip_spec
 from ._errors import SpecError
 from ._fabric_arg import fabric_arg
 from ._params import Parameter
-from ._units import kind_error, show_value, text_of
+from ._units import kind_error, lookup
 
 __all__ = ["CHIP_POWER", "COST_BOOKS", "MEDIA", "RACK_CHIPS", "HardwareCosts", "chip_power",
            "hardware_costs", "rack_chips"]
@@ -477,11 +477,7 @@ def hardware_costs(name="street-2026"):
     """
     if isinstance(name, HardwareCosts):
         return name
-    try:            # a name's kind first (a TypeError: STYLE's rule for a choice), then the set
-        return COST_BOOKS[text_of(name, "cost book")]
-    except KeyError:
-        raise SpecError(f"unknown cost book {show_value(name)}; known: "
-                        + ", ".join(sorted(COST_BOOKS))) from None
+    return lookup(COST_BOOKS, name, "cost book")
 
 
 _TDP = ("per-GPU TDP table citing datasheets (lynx-cortex.pages.dev): A100 400 W, H100 700 W, "

@@ -101,7 +101,7 @@ def test_write_report_names_a_report_or_drawing_of_another_kind(kw, match, tmp_p
     (lambda a: a.parse_layout("tp=8", [8]), TypeError, r"^n_chips must be an integer >= 1"),
     # keys of two kinds were "'<' not supported between instances of 'str' and 'int'"
     (lambda a: a.parse_layout({1: 2, "x": 3}, 8), ValueError,
-     r"^layout: unknown keys \[1, 'x'\]; allowed: tp, dp, ep, etp$"),
+     r"^layout: unknown keys \[1, 'x'\]; known: dp, ep, etp, tp$"),
     # a list was 'unhashable'; the choice now in check_choice's one form
     (lambda a: a.prefill_gemm_efficiency("h200", "fp8", ["experts"]), TypeError,
      r"^part must be a str, got \['experts'\]"),
