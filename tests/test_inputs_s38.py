@@ -159,3 +159,11 @@ def test_single_user_speed_names_a_micro_batch_count_of_another_kind(value, erro
     from analysis import single_user_speed
     with pytest.raises(error, match=match):
         single_user_speed("deepseek-v3", topologies.build("hgx-h200"), micro_batches=value)
+
+
+@pytest.mark.parametrize("systems", [{"a", "b"}, "ab", ["a", 5]])
+def test_system_colors_refuses_its_systems_when_called_as_paper_style_does(systems):
+    # the generator checked them only when its block was entered
+    from analysis import system_colors
+    with pytest.raises(TypeError, match=r"^systems(\[1\])? must be"):
+        system_colors(systems)
