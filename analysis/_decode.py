@@ -2547,7 +2547,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     algorithm : str or dict
         Collective algorithm, passed to the collectives model (``"auto"``: the
         fastest); a dict maps ``"all-reduce"``, ``"all-to-all"`` and ``"all-to-allv"``
-        to one each.
+        to one each (its keys read as operation names, :func:`collective_algorithms`).
     skew : float
         Zipf exponent of expert popularity (0: uniform routing).
     overlap : float in [0, 1] or ``"two-batch"``
@@ -3665,7 +3665,8 @@ def collective_seconds(fabric, op, nbytes, positions, *, collective=None, algori
         ``collective(fabric, op, nbytes, algorithm=, ranks=, transport=[, runtime=])``
         returning an object with ``.time``; default ``analysis.cost``.
     algorithm : str or dict
-        An algorithm, or a mapping from operation names to one (``"auto"`` for the rest).
+        An algorithm, or a mapping from operation names to one (``"auto"`` for the rest;
+        :func:`collective_algorithms` reads its keys).
     transport, runtime : optional
         Passed on (``runtime`` only when given).
 
