@@ -160,6 +160,7 @@ from fabric._units import (
     is_numeral,
     kind_error,
     show_value,
+    unknown_fault,
 )
 
 from ._closed_form import normalize_algorithm, normalize_op
@@ -1378,6 +1379,8 @@ def parse_layout(layout, n_chips):
     fabric.SpecError: layout: tp=3 does not divide the 128 chips; give dp explicitly
     """
     keys = ("tp", "dp", "ep", "etp")
+    # n_chips=None was "unsupported operand type(s) for %", an array numpy's "ambiguous"
+    n_chips = check_count(n_chips, "n_chips", 1, "an integer >= 1 (the chips laid out)")
     if isinstance(layout, Layout):
         values = dataclasses.asdict(layout)
     elif layout is None:
@@ -1399,7 +1402,8 @@ def parse_layout(layout, n_chips):
         raise kind_error(layout, "layout", "a Layout, str, dict or None")
     unknown = set(values) - set(keys)
     if unknown:
-        raise SpecError(f"layout: unknown keys {sorted(unknown)}; allowed: tp, dp, ep, etp")
+        # sorted by str: keys of mixed kinds were "'<' not supported" (inputs, session 38)
+        raise SpecError("layout: " + unknown_fault(sorted(unknown, key=str), "keys", keys))
     values = {key: check_count(val, key, 1, "an integer >= 1 (a layout's group size)")
               for key, val in values.items()}
     tp = values.get("tp", 1)
@@ -3410,21 +3414,18 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
 
 def check_engine(engine, none_ok=False):
     """``engine`` if it names an engine of :data:`ENGINE_KERNELS` (or is None, with
-    ``none_ok``), else a SpecError naming the engines: the one engine check of the decode and
-    serving models (a list was refused in Python's words, 'unhashable type').
+    ``none_ok``): the one engine check of the decode and serving models, by
+    :func:`fabric._units.check_choice` (a name of the wrong kind, a list, is a TypeError;
+    another name a SpecError listing the engines).
 
     >>> check_engine("vllm")
     'vllm'
-    >>> check_engine(["trtllm"])
+    >>> check_engine("tgi")
     Traceback (most recent call last):
     ...
-    fabric.SpecError: engine must be one of ['sglang', 'trtllm', 'vllm'], got ['trtllm']
+    fabric.SpecError: engine must be one of sglang, trtllm, vllm, got 'tgi'
     """
-    if (engine is None and none_ok) or (isinstance(engine, str) and engine in ENGINE_KERNELS):
-        return engine
-    either = "None or " if none_ok else ""
-    raise SpecError(f"engine must be {either}one of {sorted(ENGINE_KERNELS)}, got "
-                    f"{show_value(engine)}")
+    return check_choice(engine, "engine", frozenset(ENGINE_KERNELS), optional=none_ok)
 
 
 def check_trtllm_release(release, engine):

@@ -1145,7 +1145,7 @@ class MoEExchange:
 # -- the model ----------------------------------------------------------------------------
 
 def _token_bytes(value, hidden, name):
-    value = check_number(name, value, 0, strict=True, rule="a finite number of bytes > 0")
+    value = check_number(name, value, 0, " bytes", strict=True)
     return value * hidden if value <= _MAX_ELEMENT_BYTES else value
 
 
@@ -1959,6 +1959,11 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     gaps_c = max(kern.kernels[1] - 1, 0) * gap
     # one block's serial chain, at the latencies of the GPU generation that runs it
     arch = runtime_arch(fabric if chip is None else types.SimpleNamespace(chip=chip_spec(chip)))
+    # a dispatch grid the code sets from the device's SMs, where the chip's count is known
+    sms = chip_spec(c).sms if c is not None and kern.send_grid_sms else 0
+    if sms:
+        params = params + (Parameter(f"{chip_spec(c).name}.sms", sms, "",
+                                     chip_spec(c).sms_source),)
     if kern.reduce_stages and kern.local_copy and c is not None:
         # one receiving group's sum of a token, its copies loaded whole into a few stages: a
         # floor under the chip-wide receive copy, not added to it (ExchangeKernel.reduce_stages)
@@ -2006,7 +2011,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         # the dispatch's send loop: the block holding the last token walks every earlier one
         walked = kern.send_walk(tokens)
         # the dispatch's later tokens per block, each after the release of the one before
-        waves = kern.send_waves(E, tokens)
+        waves = kern.send_waves(E, tokens, sms)
         for i, parts in enumerate((payloads_d, (b_c,))):
             # the kernel copies payload by payload, each in its own rounds
             rounds = sum(_rounds(kern, p) for p in parts) if kern.pull_threads else 0
@@ -2043,7 +2048,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         if in_domain:
             fence = [peer_trip if f else 0.0 for f in kern.release_fence]
             # a dispatch block's later tokens each wait for the release of the one before
-            fence[0] *= 1 + kern.send_waves(E, tokens)
+            fence[0] *= 1 + kern.send_waves(E, tokens, sms)
         if copy_fenced:
             # block 0's sync signal is one NIC post more on its chain across the network
             lead = 0.0

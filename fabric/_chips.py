@@ -111,6 +111,7 @@ from ._units import (
     check_number,
     items_of,
     kind_error,
+    lookup,
     show_value,
     text_of,
 )
@@ -196,6 +197,15 @@ class ChipSpec:
         runtime, :mod:`analysis._collectives`).
     host_source : str
         Where ``grace_gpus`` comes from.
+    sms : int
+        The streaming multiprocessors the product enables (H100 SXM5: 132 of the GH100's 144),
+        where a kernel sizes its grid from the device's count (DeepEP d28bd67's low-latency
+        dispatch, :meth:`fabric.ExchangeKernel.send_waves`); ``0`` where no original figure is
+        recorded, and such a kernel then keeps the grid its code was read for. Not among
+        :meth:`parameters` (the figures every fabric built on the chip lists): the computation
+        that sizes a grid from it lists ``<chip>.sms`` (:func:`analysis.moe_exchange`).
+    sms_source : str
+        Where ``sms`` comes from (needed with a nonzero ``sms``).
     """
 
     name: str
@@ -209,6 +219,8 @@ class ChipSpec:
     tensor_source: str = ""
     grace_gpus: int = 0
     host_source: str = ""
+    sms: int = 0
+    sms_source: str = ""
 
     def __post_init__(self):
         # labels of the wrong kind (name=5 named every Parameter '5.hbm_bytes')
@@ -216,7 +228,7 @@ class ChipSpec:
         # how the messages name the chip: quoted as every echoed value is (show_value), so a
         # 5000-character name is not a 5 KB line in each of them
         chip = f"chip {show_value(self.name)}"
-        for field in ("source", "tensor_source", "host_source"):
+        for field in ("source", "tensor_source", "host_source", "sms_source"):
             text_of(getattr(self, field), f"{chip}: {field}")
         # a figure of the wrong kind or out of range failed deep inside a model (a string) or
         # was silently read (True as 1 B/s, a negative HBM size)
@@ -248,6 +260,11 @@ class ChipSpec:
                            tuple((f, flops[f]) for f in MATH_FORMATS if f in flops))
         object.__setattr__(self, "grace_gpus", check_count(
             self.grace_gpus, "grace_gpus", 0, f"an integer >= 0 ({chip})"))
+        object.__setattr__(self, "sms", check_count(
+            self.sms, "sms", 0, f"an integer >= 0 ({chip}; 0: not known)"))
+        if self.sms and not self.sms_source:
+            raise SpecError(f"{chip}: sms={self.sms} needs sms_source (where the count comes "
+                            "from)")
         check_generation(self.generation, f"{chip}: generation")
 
     def peak(self, fmt):
@@ -304,9 +321,10 @@ class ChipSpec:
 
 
 def _chip(name, hbm_bytes, hbm_bandwidth, peak_flops, source, generation=None, tensor=(),
-          tensor_source="", grace_gpus=0, host_source=""):
+          tensor_source="", grace_gpus=0, host_source="", sms=0, sms_source=""):
     return ChipSpec(name, hbm_bytes, hbm_bandwidth, peak_flops, hbm_bandwidth / 3, source,
-                    generation, tuple(tensor), tensor_source, grace_gpus, host_source)
+                    generation, tuple(tensor), tensor_source, grace_gpus, host_source,
+                    sms=sms, sms_source=sms_source)
 
 
 _GRACE_SRC = ("NVIDIA GB200 / GB300 NVL72 (second-hand: elprocus.com 'NVIDIA GB200 AI Chip', "
@@ -331,7 +349,10 @@ CHIPS = {c.name: c for c in (
           "garden/processors/h100): 80 GB HBM3, 3.35 TB/s, 989.4 TFLOPS dense BF16 "
           "(1,979 with 2:4 sparsity)",
           generation="hopper", tensor=_GH100_TENSOR,
-          tensor_source=_HOPPER_SRC),
+          tensor_source=_HOPPER_SRC, sms=132,
+          sms_source="NVIDIA developer blog 'NVIDIA Hopper Architecture In-Depth' (2022-03-22): "
+                     "'The H100 SXM5 GPU has 132 SMs, and the PCIe version has 114 SMs' (a "
+                     "full GH100 has 144)"),
     _chip("h200", 141 * GB, 4.8 * TB, 989.4e12,
           "NVIDIA H200 SXM material (second-hand: lzwjava.github.io, hwcooling.net): 141 GB "
           "HBM3e, 4.8 TB/s; same GH100 die as H100, so 989.4 TFLOPS dense BF16",
@@ -350,7 +371,9 @@ CHIPS = {c.name: c for c in (
           "dense BF16) with 8 NVLink4 links (second-hand: DeepSeek-V3 report s.3.2, "
           "NVIDIA/nccl issue 892)",
           generation="hopper", tensor=_GH100_TENSOR,
-          tensor_source="the H100 SXM5 die: " + _HOPPER_SRC),
+          tensor_source="the H100 SXM5 die: " + _HOPPER_SRC, sms=132,
+          sms_source="DeepSeek-V3 technical report (arXiv 2412.19437) s.3.5.1: 'we allocate 20 "
+                     "out of the 132 SMs available in the H800 GPU'"),
     _chip("h20", 96 * GB, 4.0 * TB, 148e12,
           "NVIDIA H20 (second-hand: SemiAnalysis and vendor spec sheets): 96 GB HBM3, 4.0 TB/s, "
           "148 TFLOPS dense BF16 (296 sparse), 18 NVLink4 links",
@@ -435,8 +458,4 @@ def chip_spec(name):
         return name
     if not isinstance(name, str):
         raise kind_error(name, "chip", "a chip name or a fabric.ChipSpec")
-    try:
-        return CHIPS[name]
-    except KeyError:
-        raise SpecError(f"unknown chip {show_value(name)}; known: "
-                        + ", ".join(sorted(CHIPS))) from None
+    return lookup(CHIPS, name, "chip")

@@ -236,9 +236,11 @@ from ._units import (
     is_real,
     items_of,
     kind_error,
+    lookup,
     sequence_of,
     show_value,
     text_of,
+    unknown_fault,
 )
 
 __all__ = ["EXCHANGE_BLOCK_RATE", "EXCHANGE_KERNELS", "EXCHANGE_LATENCY", "EXCHANGE_NIC_EFFICIENCY",
@@ -516,8 +518,7 @@ def _latency_table(arch, what="exchange latencies", known=EXCHANGE_LATENCY):
     generation's latencies; a TypeError for a name of the wrong kind (:func:`text_of`), a
     SpecError naming the ``known`` generations (those with ``what`` measured) for another."""
     if text_of(arch, "arch") not in known:
-        raise SpecError(f"no measured {what} for architecture {show_value(arch)}; known: "
-                        + ", ".join(sorted(known)))
+        raise SpecError(f"no measured {what}: " + unknown_fault(arch, "architecture", known))
     return EXCHANGE_LATENCY[arch]
 
 
@@ -557,7 +558,7 @@ def peer_access_latency(arch):
     >>> peer_access_latency("volta")
     Traceback (most recent call last):
     ...
-    fabric.SpecError: no measured peer-load latency for architecture 'volta'; known: blackwell, hopper
+    fabric.SpecError: no measured peer-load latency: unknown architecture 'volta'; known: blackwell, hopper
     """
     table = _latency_table(arch, "peer-load latency",
                            sorted(set(EXCHANGE_LATENCY) & set(_PEER_TECH)))
@@ -980,6 +981,51 @@ def _python_numbers(value):
     return value.item() if type(value).__module__ == "numpy" else value
 
 
+def _tuple_of(value, field, due, item=None, item_due=""):
+    """``value`` if it is a tuple whose items each pass ``item`` (a test of their kind; None:
+    any), else the TypeError naming ``field`` (STYLE: a wrong kind; :func:`kind_error`):
+    "``field`` must be ``due``, got 'x' (a str)", or for an item "each of ``field`` must be
+    ``item_due``, got ...". A tuple of the right kinds whose length or values break the
+    field's rule is the caller's SpecError. The kind check of every tuple field of
+    :class:`ExchangeKernel`.
+
+    >>> _tuple_of((32, 128), "count_grid", "() or two ints", is_int, "an int")
+    (32, 128)
+    >>> _tuple_of("32x128", "count_grid", "() or two ints", is_int, "an int")
+    Traceback (most recent call last):
+    ...
+    TypeError: count_grid must be () or two ints, got '32x128' (a str)
+    >>> _tuple_of((32, 1.5), "count_grid", "() or two ints", is_int, "an int")
+    Traceback (most recent call last):
+    ...
+    TypeError: each of count_grid must be an int, got 1.5 (a float)
+    """
+    if not isinstance(value, tuple):
+        raise kind_error(value, field, due)
+    if item is not None:
+        for x in value:
+            if not item(x):
+                raise kind_error(x, f"each of {field}", item_due)
+    return value
+
+
+def _entry_kinds(entries, field, name):
+    """Refuse an entry of ``field`` (a tuple of ``(name, count)`` tuples) whose first part is
+    not a str or whose second is not an int: the TypeError of :func:`kind_error` naming the
+    part. Entries of another length are left to the caller's SpecError."""
+    for e in entries:
+        if len(e) == 2:
+            if not isinstance(e[0], str):
+                raise kind_error(e[0], f"each {name} of {field}", "a str")
+            if not is_int(e[1]):
+                raise kind_error(e[1], f"each count of {field}", "an int")
+
+
+def _is_tuple(x):
+    """Whether ``x`` is a tuple (an item kind for :func:`_tuple_of`)."""
+    return isinstance(x, tuple)
+
+
 def _slot_key_ok(entry, size):
     """Whether ``entry`` is a tuple of ``size`` whose key ``(arch, top_k, input_bytes)`` is well
     formed: arch ``''`` or a generation of :data:`EXCHANGE_LATENCY`, ints top_k >= 1 and
@@ -1168,8 +1214,14 @@ class ExchangeKernel:
         wave in one load/store domain (DeepEP low-latency's dispatch).
     send_grid_experts : tuple of int
         ``()``, or the (fewest, most) routed experts for which ``send_grid`` holds, where the
-        code sets it from the device (DeepEP d28bd67: ``ceil(E / SMs)`` experts a block, the
-        project's chips carry no SM count): :meth:`send_waves` refuses other expert counts.
+        code sets it from the device (DeepEP d28bd67: ``ceil(E / SMs)`` experts a block) and
+        the chip's SM count is not known (:attr:`fabric.ChipSpec.sms` 0): :meth:`send_waves`
+        refuses other expert counts there.
+    send_grid_sms : bool
+        The dispatch's experts a block are ``ceil(E / S)`` for a device of ``S`` SMs (DeepEP
+        d28bd67's ``num_warp_groups``): where the chip's SM count is known,
+        :meth:`send_waves` takes its grid from it, ``ceil(E / ceil(E / S))`` blocks;
+        ``send_grid`` and ``send_grid_experts`` stand where it is not. Needs ``send_grid``.
     receive_vector : int
         ``0``, or the bytes the dispatch's receiving block copies per dependent load when it
         copies a received token out of the receive buffer (its threads x 16 B, a load then its
@@ -1301,6 +1353,7 @@ class ExchangeKernel:
     stage_vector: tuple = ()
     send_grid: int = 0
     send_grid_experts: tuple = ()
+    send_grid_sms: bool = False
     receive_vector: int = 0
     pointer_overlap: tuple = ()
     walk_slot_bytes: int = 0
@@ -1315,7 +1368,8 @@ class ExchangeKernel:
         text_of(self.name, "exchange kernel name")
         check_choice(self.dedup, "dedup", ("node", "rank", "expert", "collective"))
         for field in ("forwarding", "scale_out", "pipelined", "local_copy", "staging_copy",
-                      "send_staging", "block_per_token"):   # 'no' or 1 would be read as True
+                      "send_staging", "block_per_token",
+                      "send_grid_sms"):   # 'no' or 1 would be read as True
             object.__setattr__(self, field, flag_of(getattr(self, field), field))
         object.__setattr__(self, "message_header", check_count(
             self.message_header, "message_header", 0, "an int of bytes >= 0"))
@@ -1329,31 +1383,90 @@ class ExchangeKernel:
                              "both 0")
         check_number("staging_source_bytes", self.staging_source_bytes,
                      unit=" bytes per element")
-        if (not isinstance(self.release_fence, tuple) or len(self.release_fence) != 2
-                or any(not is_bool(x) for x in self.release_fence)):
-            raise SpecError(f"release_fence must be two bools (dispatch, combine), got "
-                             f"{show_value(self.release_fence)}")
+        due = "two bools (dispatch, combine)"
+        if len(_tuple_of(self.release_fence, "release_fence", due, is_bool, "a bool")) != 2:
+            raise SpecError(f"release_fence must be {due}, got {show_value(self.release_fence)}")
         for field in ("kernels", "syncs"):
-            v = getattr(self, field)
-            if (not isinstance(v, tuple) or len(v) != 2
-                    or any(not is_int(x) or x < 0 for x in v)):
-                raise SpecError(f"{field} must be two ints >= 0 (dispatch, combine), got "
-                                f"{show_value(v)}")
-        v = self.stage_vector
-        if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
-                not is_int(x) or x < 0 for x in v) or not any(v)):
-            raise SpecError(f"stage_vector must be () or two ints >= 0, not both 0 (dispatch, "
-                             f"combine bytes per staging round; 0: the phase stages no copy), "
-                             f"got {show_value(v)}")
+            due = "two ints >= 0 (dispatch, combine)"
+            v = _tuple_of(getattr(self, field), field, due, is_int, "an int")
+            if len(v) != 2 or any(x < 0 for x in v):
+                raise SpecError(f"{field} must be {due}, got {show_value(v)}")
+        due = ("() or two ints >= 0, not both 0 (dispatch, combine bytes per staging round; "
+               "0: the phase stages no copy)")
+        v = _tuple_of(self.stage_vector, "stage_vector", due, is_int, "an int")
+        if v != () and (len(v) != 2 or any(x < 0 for x in v) or not any(v)):
+            raise SpecError(f"stage_vector must be {due}, got {show_value(v)}")
         names = set(EXCHANGE_LATENCY["hopper"]) - {"peer_load"}
         for field in ("chain", "interleaved_chain"):
-            v = getattr(self, field)
-            if not isinstance(v, tuple) or len(v) != 2:
-                raise SpecError(f"{field} must be a (dispatch, combine) pair, got {show_value(v)}")
+            due = "a (dispatch, combine) pair of tuples of (latency, count) steps"
+            v = _tuple_of(getattr(self, field), field, due, _is_tuple, "a tuple of steps")
+            if len(v) != 2:
+                raise SpecError(f"{field} must be {due}, got {show_value(v)}")
+            for i, phase in enumerate(v):
+                _tuple_of(phase, f"{field}[{i}]", "a tuple of (latency, count) steps",
+                          _is_tuple, "a (latency, count) tuple")
         self._check_cycles()
+        for field, entry_ok, form, needs in _SLOT_TABLES:
+            due = f"(arch, top_k, input_bytes, {form}) entries"
+            v = _tuple_of(getattr(self, field), field, f"a tuple of {due}", _is_tuple,
+                          "a tuple")
+            if not all(entry_ok(e, names) for e in v):
+                raise SpecError(
+                    f"{field} must be {due}: arch '' or one "
+                    f"of {sorted(EXCHANGE_LATENCY)}, ints top_k >= 1 and input_bytes >= 0, "
+                    f"{needs.format(names=sorted(names))}, got {show_value(v)}")
+            if len({p[:3] for p in v}) != len(v):
+                raise SpecError(f"{field} names an (arch, top_k, input_bytes) twice: "
+                                f"{show_value(v)}")
+            if v and not self.pull_threads:
+                raise SpecError(f"{field} needs a pulling combine (pull_threads and "
+                                 f"pull_vector)")
+        v = _tuple_of(self.sync_steps, "sync_steps", "a tuple of (latency, count) pairs",
+                      _is_tuple, "a (latency, count) tuple")
+        _entry_kinds(v, "sync_steps", "latency")
+        if any(len(e) != 2 or e[0] not in names or e[1] < 1 for e in v):
+            raise SpecError(f"sync_steps must be (latency, count) pairs, latency in "
+                             f"{sorted(names)} and count an int >= 1, got {show_value(v)}")
+        v = _tuple_of(self.pointer_overlap, "pointer_overlap", "a tuple of (arch, n) entries",
+                      _is_tuple, "an (arch, n) tuple")
+        _entry_kinds(v, "pointer_overlap", "arch")
+        if any(len(e) != 2 or e[0] not in EXCHANGE_LATENCY or e[1] < 1 for e in v) or len(
+                {e[0] for e in v}) != len(v):
+            raise SpecError(f"pointer_overlap must be (arch, n) entries, one per arch in "
+                             f"{sorted(EXCHANGE_LATENCY)}, n an int >= 1, got {show_value(v)}")
+        for field in ("combine_blocks", "reduce_elements", "reduce_stages", "put_vector",
+                      "send_grid", "receive_vector", "walk_slot_bytes"):
+            object.__setattr__(self, field, check_count(getattr(self, field), field, 0,
+                                                        "an int >= 0"))
+        due = "() or two ints >= 1 (warps per block, most blocks)"
+        v = _tuple_of(self.count_grid, "count_grid", due, is_int, "an int")
+        if v != () and (len(v) != 2 or any(x < 1 for x in v)):
+            raise SpecError(f"count_grid must be {due}, got {show_value(v)}")
+        due = "() or two of '', 'each', 'last' (dispatch, combine)"
+        v = _tuple_of(self.qp_signals, "qp_signals", due, lambda x: isinstance(x, str), "a str")
+        if v != () and (len(v) != 2 or any(x not in ("", "each", "last") for x in v)):
+            raise SpecError(f"qp_signals must be {due}, got {show_value(v)}")
+        object.__setattr__(self, "qp_per_peer", check_count(self.qp_per_peer, "qp_per_peer", 0,
+                                                            "an int >= 0"))
+        object.__setattr__(self, "qp_chunk", check_count(self.qp_chunk, "qp_chunk", 1,
+                                                         "an int of tokens >= 1"))
+        if "each" in self.qp_signals and not self.qp_per_peer:
+            raise SpecError("qp_signals 'each' needs qp_per_peer (the queue pairs a rank's "
+                             "messages to one peer spread over)")
+        due = "() or two ints 1 <= fewest <= most (the routed experts send_grid holds for)"
+        v = _tuple_of(self.send_grid_experts, "send_grid_experts", due, is_int, "an int")
+        if v != () and (len(v) != 2 or any(x < 1 for x in v) or v[0] > v[1]):
+            raise SpecError(f"send_grid_experts must be {due}, got {show_value(v)}")
+        if v and not self.send_grid:
+            raise SpecError("send_grid_experts needs send_grid (the experts per dispatch block)")
+        if self.send_grid_sms and not self.send_grid:
+            raise SpecError("send_grid_sms needs send_grid (the experts per dispatch block where "
+                            "the chip's SM count is not known)")
         for i, phase in enumerate(self.chain + self.interleaved_chain):
             for step in phase:
-                if (not isinstance(step, tuple) or len(step) != 2 or step[0] not in names
+                for x in step:
+                    text_of(x, "each part of a chain step (latency, count)")
+                if (len(step) != 2 or step[0] not in names
                         or (step[1] not in _CHAIN_COUNTS and step[1] not in _CYCLE_STEPS)):
                     raise SpecError(f"a chain step is (latency, count) with latency in "
                                      f"{sorted(names)} and count in "
@@ -1372,60 +1485,6 @@ class ExchangeKernel:
                 if need and not self._phase_field(need[0], i % 2):
                     raise SpecError(f"a chain step counted in {step[1]} needs {need[0]}"
                                      f"{need[1]}{self._phase_entry(need[0], i % 2)}")
-        for field, entry_ok, form, needs in _SLOT_TABLES:
-            v = getattr(self, field)
-            if not isinstance(v, tuple) or not all(entry_ok(e, names) for e in v):
-                raise SpecError(
-                    f"{field} must be (arch, top_k, input_bytes, {form}) entries: arch '' or one "
-                    f"of {sorted(EXCHANGE_LATENCY)}, ints top_k >= 1 and input_bytes >= 0, "
-                    f"{needs.format(names=sorted(names))}, got {show_value(v)}")
-            if len({p[:3] for p in v}) != len(v):
-                raise SpecError(f"{field} names an (arch, top_k, input_bytes) twice: "
-                                f"{show_value(v)}")
-            if v and not self.pull_threads:
-                raise SpecError(f"{field} needs a pulling combine (pull_threads and "
-                                 f"pull_vector)")
-        v = self.sync_steps
-        if not isinstance(v, tuple) or any(
-                not isinstance(e, tuple) or len(e) != 2 or e[0] not in names
-                or not is_int(e[1]) or e[1] < 1 for e in v):
-            raise SpecError(f"sync_steps must be (latency, count) pairs, latency in "
-                             f"{sorted(names)} and count an int >= 1, got {show_value(v)}")
-        v = self.pointer_overlap
-        if not isinstance(v, tuple) or any(
-                not isinstance(e, tuple) or len(e) != 2 or e[0] not in EXCHANGE_LATENCY
-                or not is_int(e[1]) or e[1] < 1 for e in v
-        ) or len({e[0] for e in v}) != len(v):
-            raise SpecError(f"pointer_overlap must be (arch, n) entries, one per arch in "
-                             f"{sorted(EXCHANGE_LATENCY)}, n an int >= 1, got {show_value(v)}")
-        for field in ("combine_blocks", "reduce_elements", "reduce_stages", "put_vector",
-                      "send_grid", "receive_vector", "walk_slot_bytes"):
-            object.__setattr__(self, field, check_count(getattr(self, field), field, 0,
-                                                        "an int >= 0"))
-        v = self.count_grid
-        if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
-                not is_int(x) or x < 1 for x in v)):
-            raise SpecError(f"count_grid must be () or two ints >= 1 (warps per block, most "
-                             f"blocks), got {show_value(v)}")
-        v = self.qp_signals
-        if v != () and (not isinstance(v, tuple) or len(v) != 2
-                        or any(x not in ("", "each", "last") for x in v)):
-            raise SpecError(f"qp_signals must be () or two of '', 'each', 'last' (dispatch, "
-                             f"combine), got {show_value(v)}")
-        object.__setattr__(self, "qp_per_peer", check_count(self.qp_per_peer, "qp_per_peer", 0,
-                                                            "an int >= 0"))
-        object.__setattr__(self, "qp_chunk", check_count(self.qp_chunk, "qp_chunk", 1,
-                                                         "an int of tokens >= 1"))
-        if "each" in self.qp_signals and not self.qp_per_peer:
-            raise SpecError("qp_signals 'each' needs qp_per_peer (the queue pairs a rank's "
-                             "messages to one peer spread over)")
-        v = self.send_grid_experts
-        if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
-                not is_int(x) or x < 1 for x in v) or v[0] > v[1]):
-            raise SpecError(f"send_grid_experts must be () or two ints 1 <= fewest <= most "
-                             f"(the routed experts send_grid holds for), got {show_value(v)}")
-        if v and not self.send_grid:
-            raise SpecError("send_grid_experts needs send_grid (the experts per dispatch block)")
         for field, need, what in _FIELD_NEEDS:
             if getattr(self, field) and not getattr(self, need):
                 raise SpecError(f"{field} needs {need} ({what})")
@@ -1454,35 +1513,39 @@ class ExchangeKernel:
     def _check_cycles(self):
         """Check :attr:`cycles` and keep each phase's table as ``(name, cycles)`` pairs sorted
         by name, without the empty ones."""
-        v = self.cycles
-        if not isinstance(v, tuple) or len(v) != 2:
-            raise SpecError(f"cycles must be a (dispatch, combine) pair of cycle tables, got "
-                             f"{show_value(v)}")
+        due = "a (dispatch, combine) pair of cycle tables"
+        v = _tuple_of(self.cycles, "cycles", due)
+        if len(v) != 2:
+            raise SpecError(f"cycles must be {due}, got {show_value(v)}")
         tables = []
         for phase, table in zip(_PHASES, v):
-            pairs = (tuple(table.items()) if isinstance(table, collections.abc.Mapping)
-                     else table)
-            if not isinstance(pairs, tuple) or any(
-                    not isinstance(e, tuple) or len(e) != 2 for e in pairs):
-                raise SpecError(f"the {phase}'s cycles must be (name, cycles) pairs or a "
+            due = f"the {phase}'s cycles"
+            if isinstance(table, collections.abc.Mapping):
+                pairs = tuple(table.items())
+            else:
+                pairs = _tuple_of(table, due, "(name, cycles) pairs or a mapping", _is_tuple,
+                                  "a (name, cycles) tuple")
+            if any(len(e) != 2 for e in pairs):
+                raise SpecError(f"{due} must be (name, cycles) pairs or a "
                                  f"mapping, got {show_value(table)}")
             seen, checked = set(), []
             for name, value in pairs:
+                text_of(name, f"each name of the {phase}'s cycles")   # ['x'] is unhashable
                 if name not in _CYCLE_COUNTS:
-                    raise SpecError(f"unknown cycle count {show_value(name)} in the {phase}'s "
-                                     f"cycles; known: {', '.join(_CYCLE_COUNTS)}")
+                    raise SpecError(f"the {phase}'s cycles: "
+                                    + unknown_fault(name, "cycle count", _CYCLE_COUNTS))
                 if name in seen:
                     raise SpecError(f"the {phase}'s cycles name {name} twice")
                 seen.add(name)
                 parts = _CYCLE_COUNTS[name].parts
                 if not parts:
                     value = check_count(value, name, 0, "an int >= 0")
-                if parts and value != () and (
-                        not isinstance(value, tuple) or len(value) != len(parts) or any(
-                            not is_int(x) or x < 0 for x in value)):
+                if parts:
                     many = _WORDS.get(len(parts), len(parts))
-                    raise SpecError(f"{name} must be () or {many} ints >= 0 "
-                                     f"({', '.join(parts)}), got {show_value(value)}")
+                    due = f"() or {many} ints >= 0 ({', '.join(parts)})"
+                    _tuple_of(value, name, due, is_int, "an int")
+                    if value != () and (len(value) != len(parts) or any(x < 0 for x in value)):
+                        raise SpecError(f"{name} must be {due}, got {show_value(value)}")
                 checked.append((name, value))
             tables.append(tuple(sorted((n, c) for n, c in checked if c)))
         object.__setattr__(self, "cycles", tuple(tables))
@@ -1498,9 +1561,7 @@ class ExchangeKernel:
         >>> exchange_kernel("one-sided").cycle("copy_cycles", 1)
         ()
         """
-        if name not in _CYCLE_COUNTS:
-            raise SpecError(f"unknown cycle count {show_value(name)}; known: "
-                            f"{', '.join(_CYCLE_COUNTS)}")
+        lookup(_CYCLE_COUNTS, name, "cycle count")
         return dict(self.cycles[_phase_index(phase)]).get(
             name, () if _CYCLE_COUNTS[name].parts else 0)
 
@@ -1784,10 +1845,11 @@ class ExchangeKernel:
             return 0
         return max(int(tokens) - 1, 0)
 
-    def send_waves(self, experts, tokens):
+    def send_waves(self, experts, tokens, sms=0):
         """Tokens a dispatch block sends after its first, for the block with the most (see
         ``send_grid``): ``ceil(tokens / B) - 1``, ``B = ceil(experts / send_grid)`` the grid;
-        ``0`` without ``send_grid``.
+        ``0`` without ``send_grid``. With ``send_grid_sms`` and a device of ``sms`` SMs
+        (``0``: not known) the experts a block are ``ceil(experts / sms)`` instead.
 
         DeepEP de8cfca's low-latency dispatch (``internode_ll.cu``, SASS loop 0x20e0-0x44e0
         for sm_90): block ``b`` casts and sends tokens ``b``, ``b + B``, ...; each sending
@@ -1802,18 +1864,26 @@ class ExchangeKernel:
         (1, 0, 0, 2)
         >>> exchange_kernel("pplx").send_waves(256, 128)
         0
+        >>> d28 = exchange_kernel("deepep-low-latency@d28bd67")   # 384 experts, 132 SMs:
+        >>> d28.send_waves(384, 128, sms=132), d28.send_waves(384, 129, sms=132)  # 128 blocks
+        (0, 1)
         """
         if not self.send_grid:
             return 0
         experts = check_count(experts, "experts", 1)
-        lo, hi = self.send_grid_experts or (1, experts)
-        if not lo <= experts <= hi:
-            held = f"{lo}" if lo == hi else f"{lo}-{hi}"
-            raise SpecError(f"{self.name}'s dispatch grid ({self.send_grid} experts a block) "
-                            f"holds for {held} routed experts only, got {experts}: its code "
-                            "sets the grid from the device's SMs, which the project's chips do "
-                            "not carry")
-        blocks = -(-experts // self.send_grid)
+        sms = check_count(sms, "sms", 0, "an integer >= 0 (the device's SMs; 0: not known)")
+        if self.send_grid_sms and sms:
+            per_block = -(-experts // sms)
+        else:
+            per_block = self.send_grid
+            lo, hi = self.send_grid_experts or (1, experts)
+            if not lo <= experts <= hi:
+                held = f"{lo}" if lo == hi else f"{lo}-{hi}"
+                raise SpecError(f"{self.name}'s dispatch grid ({self.send_grid} experts a "
+                                f"block) holds for {held} routed experts only, got {experts}: "
+                                "its code sets the grid from the device's SMs, which this "
+                                "chip does not carry (ChipSpec.sms 0)")
+        blocks = -(-experts // per_block)
         return -(-int(tokens) // blocks) - 1
 
     def receive_reduce(self, experts, k, tokens, hidden):
@@ -2051,6 +2121,9 @@ class ExchangeKernel:
             out.append(Parameter(f"{self.name}.send_grid_experts",
                                  f"{lo}" if lo == hi else f"{lo}-{hi}", "",
                                  src.get("send_grid_experts", "")))
+        if self.send_grid_sms:
+            out.append(Parameter(f"{self.name}.send_grid_sms", "ceil(E / the chip's SMs)", "",
+                                 src.get("send_grid_sms", "")))
         if self.walk_slot_bytes:
             out.append(EXCHANGE_L1_SECTOR)
         if any(self.release_fence):
@@ -3726,8 +3799,9 @@ def _ncclep_low_latency():
         "send loop as DeepEP's (a release per copy, bar.sync per token), but the host launches "
         "ceil(E / numWarpGroups) blocks with numWarpGroups = ceil(E / the device's SMs) (l.639-645): "
         "128 blocks for 256 experts on a 132-SM H100, one token per block at its rows' 128 tokens. "
-        "The project's chips carry no SM count, so the later waves beyond that are not counted "
-        "(a lower bound there)")
+        "Its later waves beyond that are not counted (a lower bound there): unlike "
+        "deepep-low-latency@d28bd67 (send_grid_sms) this profile takes no SM count, which the "
+        "project records for H100 and H800 only (ChipSpec.sms, session 38)")
     src["send_cycles"] = (
         "NVIDIA/nccl 36191590 contrib/nccl_ep/device/low_latency.cu rebuilt here with its "
         "Makefile's NVCUFLAGS for sm_90 (nvcc 13.0; headers: src/include with nccl.h generated "
@@ -3792,14 +3866,19 @@ def _deepep_low_latency_d28bd67():
         "num_warp_groups): 2 experts a block, 128 blocks for 256 experts on H100 (132 SMs) and "
         "on Blackwell (148: the collector's chips), block b sends tokens b, b + 128, ... (l.283), "
         "each after the release of the one before as at de8cfca: one token a block up to 128 "
-        "tokens, no later wave (de8cfca: 3 experts a block, 86 blocks). The project's chips carry "
-        "no SM count: 2 holds for 256 experts on 128-255 SMs")
+        "tokens, no later wave (de8cfca: 3 experts a block, 86 blocks). Where the chip's SM "
+        "count is not known (ChipSpec.sms 0): 2, which holds for 256 experts on 128-255 SMs")
     src["send_grid_experts"] = (
         "deepseek-ai/DeepEP d28bd67 internode_ll.cu l.600-605: the grid is ceil(E / the "
-        "device's SMs) experts a block; the project's chips carry no SM count, so send_grid 2 is "
+        "device's SMs) experts a block; on a chip whose SM count is not known send_grid 2 is "
         "taken only for the 256 routed experts the code was read for and its rows ran (2 there "
-        "on every GPU of 128-255 SMs); other expert counts are refused, not priced with a wrong "
-        "grid (session 37, whole-diff read F1)")
+        "on every GPU of 128-255 SMs); other expert counts are refused there, not priced with a "
+        "wrong grid (session 37, whole-diff read F1)")
+    src["send_grid_sms"] = (
+        "deepseek-ai/DeepEP d28bd67 internode_ll.cu l.600-605: num_warp_groups = "
+        "ceil(num_experts / the device's SMs) experts a block, num_sms = ceil(num_experts / "
+        "num_warp_groups) blocks, from the chip's SM count where it is known (ChipSpec.sms; "
+        "session 38): e.g. 384 experts on 132 SMs, 3 a block, 128 blocks")
     for name in ("send_cycles", "count_cycles", "chain"):
         src[name] = src[name] + (
             "; taken for d28bd67 as de8cfca's: d28bd67's build was not compiled and read "
@@ -3814,7 +3893,7 @@ def _deepep_low_latency_d28bd67():
                  "14,336 B; one TMA store of the sum)"),
         chunk=("deepseek-ai/DeepEP d28bd67 internode_ll.cu combine (kNumSendUnrolls l.1346, the "
                "TMA constants l.1394-1397)"),
-        send_grid=2, send_grid_experts=(256, 256))
+        send_grid=2, send_grid_experts=(256, 256), send_grid_sms=True)
 
 
 EXCHANGE_KERNELS["deepep-low-latency@d28bd67"] = _deepep_low_latency_d28bd67()
@@ -3844,8 +3923,4 @@ def exchange_kernel(name):
     if not isinstance(name, str):
         raise kind_error(name, "kernel", "a name such as 'deepep-low-latency' or a "
                          "fabric.ExchangeKernel")
-    try:
-        return EXCHANGE_KERNELS[name]
-    except KeyError:
-        raise SpecError(f"unknown MoE exchange kernel {show_value(name)}; known: "
-                        + ", ".join(sorted(EXCHANGE_KERNELS))) from None
+    return lookup(EXCHANGE_KERNELS, name, "MoE exchange kernel")

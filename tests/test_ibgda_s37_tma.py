@@ -15,6 +15,7 @@ import dataclasses
 import fidelity_heldout_moe
 import pytest
 
+import topologies
 from analysis import moe_exchange
 from fabric import SpecError, exchange_kernel
 
@@ -63,8 +64,8 @@ def test_a_generation_is_looked_up_once_and_bad_input_is_named():
                  lambda a: one_sided.round_read_latency(8, 2, a, 4, 8, 0),
                  lambda a: one_sided.late_batches(8, 2, a),       # () silently for 'volta'
                  lambda a: one_sided.pointer_loads(8, a)):        # 8.0 silently
-        with pytest.raises(SpecError, match="no measured exchange latencies for architecture "
-                                            "'volta'; known: blackwell, hopper"):
+        with pytest.raises(SpecError, match="no measured exchange latencies: unknown "
+                                            "architecture 'volta'; known: blackwell, hopper"):
             call("volta")
         with pytest.raises(TypeError, match="arch must be a str, got None"):
             call(None)
@@ -112,9 +113,11 @@ def test_d28bd67_grid_is_refused_where_it_does_not_hold():
     cycle counts are de8cfca's, said as an assumption."""
     d28 = exchange_kernel("deepep-low-latency@d28bd67")
     assert (d28.send_waves(256, 128), d28.send_waves(256, 129)) == (0, 1)
+    # session 38: refused where the chip's SM count is not known (H200's ChipSpec.sms 0); on
+    # H100 (132 SMs, ChipSpec.sms) the grid is now the code's (test_ibgda_s38)
     with pytest.raises(SpecError, match="2 experts a block\\) holds for 256 routed experts "
                                         "only, got 384"):
-        moe_exchange(fidelity_heldout_moe._h100_nodes(1), "kimi-k2", 16, 8, kernel=d28,
+        moe_exchange(topologies.build("hgx-h200"), "kimi-k2", 16, 8, kernel=d28,
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2)
     assert exchange_kernel("deepep-low-latency").send_waves(384, 128) == 0      # fixed 3
     src = {p.name: p.source for p in d28.parameters()}

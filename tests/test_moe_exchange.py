@@ -1044,8 +1044,9 @@ def test_release_fence_not_charged_across_the_network_and_validated():
     r = moe_exchange(h800(1), "deepseek-v3", 64, 8, transport="rdma", **kw)
     assert nvl.dispatch_phase.fence > 0 and nvl.combine_phase.fence > 0
     assert r.dispatch_phase.fence == r.combine_phase.fence == 0.0
-    for bad in ((True,), (1, 0), [True, False], "yes"):
-        with pytest.raises(ValueError, match="release_fence"):
+    for bad, error in (((True,), ValueError), ((1, 0), TypeError), ([True, False], TypeError),
+                       ("yes", TypeError)):   # session 38: a wrong kind is a TypeError (STYLE)
+        with pytest.raises(error, match="release_fence"):
             dataclasses.replace(exchange_kernel("one-sided"), release_fence=bad)
 
 
@@ -1542,10 +1543,13 @@ def test_pointer_loads_are_the_compiled_waits_or_fewer(slot_ranks, arch):
         assert model == brute
 
 
-@pytest.mark.parametrize("bad", [(("hopper", 0),), (("volta", 2),), (("hopper", 2), ("hopper", 3)),
-                                 (("hopper", True),), ("hopper", 2), (("hopper", 2.0),)])
-def test_bad_pointer_overlap_refused(bad):
-    with pytest.raises(ValueError, match="pointer_overlap"):
+@pytest.mark.parametrize("bad, error", [
+    ((("hopper", 0),), ValueError), ((("volta", 2),), ValueError),
+    ((("hopper", 2), ("hopper", 3)), ValueError),
+    # session 38: a wrong kind (a bool or float count, a bare pair) is a TypeError (STYLE)
+    ((("hopper", True),), TypeError), (("hopper", 2), TypeError), ((("hopper", 2.0),), TypeError)])
+def test_bad_pointer_overlap_refused(bad, error):
+    with pytest.raises(error, match="pointer_overlap"):
         dataclasses.replace(exchange_kernel("one-sided"), pointer_overlap=bad)
 
 
@@ -2180,7 +2184,8 @@ def test_late_pulls_profile_is_validated_and_sourced():
                 (("", 8, 0, ()),), (("", 8, 0, ((),)),), (("", 8, 0, ((7,), (7,))),),
                 (("", 8, 0, (7,)),), (("", 8, 1.0, ((7,),)),), (("ampere", 8, 0, ((7,),)),),
                 ((None, 8, 0, ((7,),)),)]:
-        with pytest.raises(ValueError, match="late_pulls"):
+        # session 38: one entry given bare (its items are no entries) is a wrong kind
+        with pytest.raises(TypeError if bad is ok else ValueError, match="late_pulls"):
             dataclasses.replace(k, late_pulls=bad)
     with pytest.raises(ValueError, match="late_pulls needs a pulling combine"):
         dataclasses.replace(exchange_kernel("pplx"), late_pulls=(ok,))
@@ -2477,7 +2482,7 @@ def test_round_reads_profile_is_validated_and_sourced():
                 ("", 8, -1, (), (), (), (), (), ()), ("", 8.0, 0, (), (), (), (), (), ())]:
         with pytest.raises(ValueError, match="round_reads"):
             dataclasses.replace(k, round_reads=(bad,))
-    with pytest.raises(ValueError, match="round_reads"):
+    with pytest.raises(TypeError, match="round_reads"):   # session 38: one entry bare, a kind
         dataclasses.replace(k, round_reads=ok)
     with pytest.raises(ValueError, match="twice"):
         dataclasses.replace(k, round_reads=(ok, ok))

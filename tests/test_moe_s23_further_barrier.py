@@ -86,7 +86,10 @@ def test_sync_steps_are_validated_and_sourced():
     p = next(p for p in k.parameters() if p.name == "deepep-normal.sync_steps")
     assert p.value == "l2_atomic x 1, l2_hit x 1"
     assert "barrier_device" in p.source and "ATOM.E.ADD.STRONG.SYS PT, RZ" in p.source
-    for bad in [(("l2_atomic", 0),), (("peer_load", 1),), (("l2_hit", True),), ("l2_hit", 1),
-                [("l2_hit", 1)], (("l2_hit", 1.0),)]:
+    for bad in [(("l2_atomic", 0),), (("peer_load", 1),)]:
         with pytest.raises(ValueError, match="sync_steps"):
+            dataclasses.replace(k, sync_steps=bad)
+    # session 38: a wrong kind (a bool or float count, a bare pair, a list) is a TypeError
+    for bad in [(("l2_hit", True),), ("l2_hit", 1), [("l2_hit", 1)], (("l2_hit", 1.0),)]:
+        with pytest.raises(TypeError, match="sync_steps"):
             dataclasses.replace(k, sync_steps=bad)

@@ -83,7 +83,7 @@ def test_the_ep_bench_rows_leave_the_data_in_l2():
 
 def test_everything_but_the_chain_is_deepeps_profile():
     """... and the send grid: NCCL EP's is ceil(E / ceil(E / the device's SMs)) blocks, which
-    the project's chips do not carry (one wave at its rows' 128 tokens; session 20); and the
+    this profile does not take (one wave at its rows' 128 tokens; session 20); and the
     combine's TMA send and receive, which NCCL EP has as DeepEP has them since #299 / #345
     (de8cfca, the deepep-low-latency profile, predates both): the same three fields as the
     profile of DeepEP's d28bd67 build (session 36)."""

@@ -252,8 +252,11 @@ def test_count_grid_is_validated():
 
     import pytest
     k = exchange_kernel("pplx")
-    for bad in ((10,), (0, 132), (10, True), [10, 132]):
+    for bad in ((10,), (0, 132)):
         with pytest.raises(ValueError, match="count_grid"):
+            dataclasses.replace(k, count_grid=bad)
+    for bad in ((10, True), [10, 132], "10x132", None):   # session 38: a kind, a TypeError
+        with pytest.raises(TypeError, match="count_grid"):
             dataclasses.replace(k, count_grid=bad)
     with pytest.raises(ValueError, match="needs count_grid"):
         dataclasses.replace(k, count_grid=())
@@ -575,10 +578,13 @@ def test_count_fields_are_validated_and_sourced():
         assert getattr(kern, field) == value
         assert f"pplx.{field}" in {p.name for p in kern.parameters()}
         for bad in bads:
-            # a scalar count of the wrong kind is a TypeError (session 31); stage_vector's
-            # pairs are checked as a whole (ValueError)
-            scalar_kind = field != "stage_vector" and bad != -1
-            with pytest.raises(TypeError if scalar_kind else ValueError, match=bad_message):
+            # a count of the wrong kind is a TypeError (session 31), and so is a pair's or an
+            # item's of stage_vector (session 38); a wrong value a ValueError
+            if field == "stage_vector":
+                kind = not isinstance(bad, tuple) or not all(type(x) is int for x in bad)
+            else:
+                kind = bad != -1
+            with pytest.raises(TypeError if kind else ValueError, match=bad_message):
                 dataclasses.replace(kern, **{field: bad})
         with pytest.raises(ValueError, match=needs):
             dataclasses.replace(kern, **{field: unset})
