@@ -73,6 +73,7 @@ from ._fabric_arg import fabric_arg
 from ._params import Parameter
 from ._units import (
     check_choice,
+    check_count,
     check_number,
     error_for,
     is_finite,
@@ -282,11 +283,10 @@ class Runtime:
                             "channel-split table (split, with its 'rule')")
         _check_split(self.name, self.split)
         _check_tables(self)
-        if isinstance(self.p2p, dict) and "drain_hbm_share" in self.p2p:
-            # the drain divides by it: 0 was a ZeroDivisionError, nan a silent nan time
-            check_number("drain_hbm_share", self.p2p["drain_hbm_share"], strict=True,
-                         tail=f" (a share of its chip's HBM bandwidth, in the p2p table of "
-                              f"runtime {show_value(self.name)})")
+        if isinstance(self.p2p, dict):
+            # the checked values as check_count / check_number return them (a numpy count as
+            # the int it equals)
+            object.__setattr__(self, "p2p", _check_p2p(self.name, self.p2p))
 
     def __hash__(self):
         return hash(self.name)
@@ -325,6 +325,42 @@ class Runtime:
             out.append(Parameter(f"{self.name}.host_launch", self.host_launch, "s",
                                  src.get("host_launch", "")))
         return tuple(out)
+
+
+def _check_p2p(name, q):
+    """A runtime's p2p table holds usable numbers, one check per unit (:data:`_P2P_UNITS`):
+    bytes an integer >= 0 (``part_align`` 0: no alignment, NCCL's rule before 2.22), a rate a
+    finite number > 0, ``drain_hbm_share`` (the drain divides by it) a finite number > 0;
+    rules and counts stay the code's own. A wrong kind is a TypeError, a value out of range a
+    SpecError (whole-diff read W-12: part_align nan gave a nan cost, -1 / 1.5 / True were
+    taken; drain_hbm_share 0 a ZeroDivisionError). Returns the table with the checked values.
+
+    >>> import numpy as np
+    >>> _check_p2p("x", {"part_align": np.int64(4096)})
+    {'part_align': 4096}
+    >>> _check_p2p("x", {"part_align": -1})
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: part_align must be an integer >= 0 (bytes, in the p2p table of runtime 'x'), got part_align=-1
+    >>> _check_p2p("x", {"part_align": 4096.0})
+    Traceback (most recent call last):
+    ...
+    TypeError: part_align must be an integer >= 0 (bytes, in the p2p table of runtime 'x'), got part_align=4096.0 (a float)
+    """
+    where = f"in the p2p table of runtime {show_value(name)}"
+    out = dict(q)
+    for key, value in q.items():
+        field = key[0] if isinstance(key, tuple) else key
+        label = ".".join(map(str, key)) if isinstance(key, tuple) else str(key)
+        unit = _P2P_UNITS.get(field, "")
+        if unit == "B":
+            out[key] = check_count(value, label, 0, f"an integer >= 0 (bytes, {where})")
+        elif unit == "B/s":
+            out[key] = check_number(label, value, strict=True, tail=f" (bytes a second, {where})")
+        elif field == "drain_hbm_share":
+            out[key] = check_number(label, value, strict=True,
+                                    tail=f" (a share of its chip's HBM bandwidth, {where})")
+    return out
 
 
 def _check_split(name, q):

@@ -50,3 +50,15 @@ def test_a_share_that_cannot_price_a_copy_is_refused(bad, error):
                                     r"of its chip's HBM bandwidth, in the p2p table of runtime "
                                     r"'mine'\), got drain_hbm_share="):
         dataclasses.replace(rt, name="mine", p2p={**rt.p2p, "drain_hbm_share": bad})
+
+
+@pytest.mark.parametrize("bad, error", [(float("nan"), TypeError), (None, TypeError),
+                                        (-1, SpecError), (1.5, TypeError), (True, TypeError),
+                                        ("4096", TypeError)])
+def test_a_part_alignment_that_is_no_byte_count_is_refused(bad, error):
+    # whole-diff read W-12: nan gave a nan cost, -1 / 1.5 / True were taken, '4096' a numpy error
+    rt = runtime("nccl")
+    with pytest.raises(error, match=r"part_align must be an integer >= 0 \(bytes, in the p2p "
+                                    r"table of runtime 'mine'\), got part_align="):
+        dataclasses.replace(rt, name="mine", p2p={**rt.p2p, "part_align": bad})
+
