@@ -2367,7 +2367,13 @@ def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm=
         from fabric import runtime as get_runtime
 
         get_runtime(runtime)
-    algorithm = collective_algorithms(algorithm)
+    return _engine_rule(engine, chip, runtime, collective_algorithms(algorithm), fabric)
+
+
+def _engine_rule(engine, chip, runtime, algorithm, fabric):
+    """:func:`engine_collective`'s choice for inputs already read (``engine`` checked,
+    ``chip`` a ChipSpec or None, ``algorithm`` as :func:`collective_algorithms` returns it:
+    decode_step's settings read them once and pass them here)."""
     if fabric is not None and getattr(fabric_arg(fabric).chip, "name", None) != \
             getattr(chip, "name", None):
         return _default_collective
@@ -2485,9 +2491,12 @@ def collective_algorithms(algorithm, *, names=True):
     >>> collective_algorithms({"AllReduce": "Tree"}), collective_algorithms("AUTO")
     ({'all-reduce': 'double-binary-tree'}, 'auto')
     """
+    if isinstance(algorithm, _ReadAlgorithms) and (algorithm.names or not names):
+        return algorithm                    # read already (a step passes its own down)
     if not isinstance(algorithm, Mapping):
         return _known_algorithm(normalize_algorithm(algorithm)) if names else algorithm
-    out = {}
+    out = _ReadAlgorithms()
+    out.names = names
     for op, name in algorithm.items():
         key = normalize_op(op)
         if key in out:
@@ -2495,6 +2504,13 @@ def collective_algorithms(algorithm, *, names=True):
                             f"(keys {show_value(list(algorithm))})")
         out[key] = _known_algorithm(normalize_algorithm(name), key) if names else name
     return out
+
+
+class _ReadAlgorithms(dict):
+    """A mapping :func:`collective_algorithms` has read (its keys canonical; ``names``:
+    its algorithms checked too), so the functions it is passed down to do not read it again."""
+
+    names = False
 
 
 def _known_algorithm(name, op=None):
@@ -3416,9 +3432,8 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                         "no background traffic (give ep_kernel, e.g. 'deepep-low-latency')")
     return _Settings(m, fabric, chip, batch, context, q, lay, transport, algorithm, skew,
                      overlap, fusion_factor, launch_overhead, hbm_eff, fl_eff, dispatch_b,
-                     combine_b, engine_collective(engine, chip, collective=collective,
-                                                  runtime=runtime, algorithm=algorithm,
-                                                  fabric=fabric),
+                     combine_b, (check_collective(collective) or _engine_rule(
+                         engine, chip, runtime, algorithm, fabric)),
                      runtime, kern, cuda_graphs,
                      graph_kernel_overhead, engine, float(min_kernel_time), moe_eff, floors,
                      float(gemm_fixed_time), expert_balance, draft,
@@ -3694,6 +3709,15 @@ def collective_seconds(fabric, op, nbytes, positions, *, collective=None, algori
     >>> t > 0, collective_seconds(f, "all-reduce", 1 << 20, [0]) == 0.0
     (True, True)
     """
+    if isinstance(algorithm, Mapping):  # its keys the canonical names
+        algorithm = collective_algorithms(algorithm, names=False)
+    return _collective_seconds(fabric, op, nbytes, positions, collective, algorithm, transport,
+                               runtime)
+
+
+def _collective_seconds(fabric, op, nbytes, positions, collective, algorithm, transport,
+                        runtime):
+    """:func:`collective_seconds` with ``algorithm`` already read (a step's settings)."""
     size = float(np.sum(nbytes))
     if len(positions) < 2 or size <= 0:
         return 0.0
@@ -3702,8 +3726,6 @@ def collective_seconds(fabric, op, nbytes, positions, *, collective=None, algori
                         f"bytes per element (the model's activation_bytes, or dispatch_bytes / "
                         f"combine_bytes) make a message of less than one")
     _check_reach(fabric, positions)
-    if isinstance(algorithm, Mapping):  # its keys the canonical names
-        algorithm = collective_algorithms(algorithm, names=False)
     algo = algorithm.get(op, "auto") if isinstance(algorithm, dict) else algorithm
     extra = {} if runtime is None else {"runtime": runtime}
     chips = [fabric.endpoints[i] for i in positions]
@@ -3822,8 +3844,8 @@ def slowest_group_seconds(fabric, op, nbytes, positions, size, **kwargs):
 
 def _collective_time(s, op, nbytes, ranks):
     """One collective of a step's settings ``s`` (:func:`collective_seconds`), seconds."""
-    return collective_seconds(s.fabric, op, nbytes, ranks, collective=s.collective,
-                              algorithm=s.algorithm, transport=s.transport, runtime=s.runtime)
+    return _collective_seconds(s.fabric, op, nbytes, ranks, s.collective, s.algorithm,
+                               s.transport, s.runtime)
 
 
 def _slowest_tp_allreduce(s, nbytes):

@@ -81,3 +81,17 @@ def test_engine_collective_reads_the_runtime_and_algorithm_it_is_given():
 def test_engine_all_reduces_refuse_a_wrong_algorithm_as_cost_does(fn):
     with pytest.raises(TypeError, match="algorithm must be a str"):
         fn(_h200(), "all-reduce", 1 << 14, algorithm=None)
+
+
+def test_a_step_reads_its_algorithm_once(monkeypatch):
+    # the whole-diff read's W-4: the settings, engine_collective and every collective_seconds
+    # call read the same mapping again (5 readings of its key here); now the settings read it
+    # and the functions it is passed down to take it as read
+    from analysis import _decode
+
+    calls = []
+    real = _decode.normalize_op
+    monkeypatch.setattr(_decode, "normalize_op", lambda op: calls.append(op) or real(op))
+    analysis.decode_step("deepseek-v3", _h200(), batch=8, context=1024, layout="tp=8",
+                         algorithm={"all-reduce": "ring"}, parameters=False)
+    assert calls == ["all-reduce"]
