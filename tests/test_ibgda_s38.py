@@ -94,3 +94,14 @@ def test_a_chips_sm_count_is_checked(bad, error):
         dataclasses.replace(_PPLX, send_grid_sms=True)
     with pytest.raises(TypeError, match="send_grid_sms must be True or False"):
         dataclasses.replace(_D28, send_grid_sms="yes")
+
+
+def test_a_routing_pairs_name_of_another_kind_is_a_type_error():
+    """parse_routing wrote a pair's name into text unchecked: (None, 2) was read as 'None:2'
+    and refused as an unknown routing (a SpecError), (5, None) named the pair 'routing'."""
+    from analysis import parse_routing
+    assert parse_routing(("node-limited", 2)) == ("node-limited", 2)
+    for bad in ((None, 2), (5, None), (["uniform"], None)):
+        with pytest.raises(TypeError, match=r"^routing\[0\] \(the routing's name\) must be a "
+                                            r"str, got "):
+            parse_routing(bad)
