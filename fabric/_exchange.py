@@ -1409,6 +1409,13 @@ class ExchangeKernel:
             due = f"(arch, top_k, input_bytes, {form}) entries"
             v = _tuple_of(getattr(self, field), field, f"a tuple of {due}", _is_tuple,
                           "a tuple")
+            for e in v:   # the key's kinds (the rest of an entry is its table's values)
+                if len(e) >= 3:
+                    text_of(e[0], f"each arch of {field}")
+                    for x in e[1:3]:
+                        if not is_int(x):
+                            raise kind_error(x, f"each top_k and input_bytes of {field}",
+                                             "an int")
             if not all(entry_ok(e, names) for e in v):
                 raise SpecError(
                     f"{field} must be {due}: arch '' or one "

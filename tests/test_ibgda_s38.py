@@ -105,3 +105,13 @@ def test_a_routing_pairs_name_of_another_kind_is_a_type_error():
         with pytest.raises(TypeError, match=r"^routing\[0\] \(the routing's name\) must be a "
                                             r"str, got "):
             parse_routing(bad)
+
+
+def test_a_slot_tables_key_of_another_kind_is_a_type_error():
+    k = exchange_kernel("one-sided")
+    ok = ("", 8, 0, ((7,),))
+    for bad, part in ((("", 8.0, 0, ((7,),)), "each top_k and input_bytes of late_pulls"),
+                      ((None, 8, 0, ((7,),)), "each arch of late_pulls")):
+        with pytest.raises(TypeError, match=f"^{part} must be "):
+            dataclasses.replace(k, late_pulls=(bad,))
+    assert dataclasses.replace(k, late_pulls=(ok,)).late_pulls == (ok,)
