@@ -38,7 +38,7 @@ import math
 
 import numpy as np
 
-from fabric import MEDIA, Parameter, SpecError, chip_power, hardware_costs, rack_chips
+from fabric import MEDIA, Parameter, chip_power, hardware_costs, rack_chips
 from fabric._fabric_arg import fabric_arg
 from fabric._units import check_number
 
@@ -230,11 +230,7 @@ def bill_of_materials(f, book="street-2026", *, rack_chips_factor=1.0):
     18
     """
     f = fabric_arg(f, "f")
-    if f.failures:
-        if f.intact is None:
-            raise SpecError(f"bill_of_materials prices the hardware as built, and {f.name!r} is "
-                            f"marked degraded without the fabric it was made from; price the "
-                            f"intact fabric")
+    if f.failures:          # (a degraded Fabric carries its intact one: Fabric refuses it else)
         return bill_of_materials(f.intact, book, rack_chips_factor=rack_chips_factor)
     # a float: a Fraction has no :g format below
     rack_chips_factor = check_number("rack_chips_factor", rack_chips_factor, 0, strict=True)

@@ -104,14 +104,13 @@ def add_step_options(p):
     """Add the decode-step options ``decode`` and ``serve`` share to parser (or group) ``p``:
     one definition, so the two commands cannot drift apart."""
     from ._collectives import default_runtime
-    from ._decode import VLLM_DISPATCH_GENERATIONS
-    from ._engine_allreduce import TRTLLM_ALLREDUCE_CHIPS
+    from ._engine_allreduce import TRTLLM_ALLREDUCE_CHIPS, VLLM_SM_VERSIONS
 
     p.add_argument("--runtime", default=None,
                    help="collective runtime of the tensor-parallel all-reduces, passed to "
                         "analysis.cost (e.g. nccl, symmetric-memory, ideal; default: "
                         f"{default_runtime()}, except --engine vllm on "
-                        f"{' and '.join(VLLM_DISPATCH_GENERATIONS)} chips, whose TP "
+                        f"{' and '.join(VLLM_SM_VERSIONS)} chips, whose TP "
                         "all-reduces take vLLM's own dispatch, analysis.vllm_all_reduce); "
                         f"--engine trtllm on {' and '.join(sorted(TRTLLM_ALLREDUCE_CHIPS))} "
                         "chips: TensorRT-LLM's measured op, analysis.trtllm_all_reduce")

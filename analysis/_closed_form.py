@@ -41,7 +41,7 @@ Examples
 import math
 
 from fabric import SpecError
-from fabric._units import check_count, check_number, show_value, text_of
+from fabric._units import check_count, check_number, text_of, unknown_fault
 
 __all__ = [
     "OPERATIONS",
@@ -107,8 +107,7 @@ def normalize_op(op):
     key = _key(op, "op")
     key = _OP_ALIASES.get(key.replace("-", ""), key)
     if key not in OPERATIONS:
-        raise SpecError(f"unknown collective operation op={show_value(op)}; known: "
-                        + ", ".join(OPERATIONS))
+        raise SpecError(unknown_fault(op, "collective operation", OPERATIONS))
     return key
 
 
@@ -283,9 +282,9 @@ def closed_form(op, algorithm, p, nbytes, alpha, beta, gamma=0.0):
     else:
         formula = _TABLE.get((op, algorithm))
         if formula is None:
-            known = ", ".join(closed_form_algorithms(op)) if op != "all-to-allv" else "none"
-            raise SpecError(f"no closed form for algorithm={show_value(algorithm)} of op={op!r} in "
-                            f"the MPICH table (docs/sources.md s.2); known: {known}")
+            known = closed_form_algorithms(op) if op != "all-to-allv" else ()
+            raise SpecError(f"no closed form for {op} in the MPICH table (docs/sources.md "
+                            "s.2): " + unknown_fault(algorithm, "algorithm", known))
     if p == 1:
         return 0.0  # one rank: nothing moves, nothing is reduced
     lg = _rounds(p) if algorithm == "lower-bound" else math.log2(p)

@@ -138,6 +138,7 @@ import functools
 import itertools
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -159,8 +160,10 @@ from fabric._units import (
     is_numeral,
     kind_error,
     show_value,
+    unknown_fault,
 )
 
+from ._closed_form import normalize_algorithm, normalize_op
 from ._collectives import default_runtime
 from ._gemm import (
     GROUPED_GEMM_EFFICIENCY_BY_ROWS,
@@ -1376,6 +1379,8 @@ def parse_layout(layout, n_chips):
     fabric.SpecError: layout: tp=3 does not divide the 128 chips; give dp explicitly
     """
     keys = ("tp", "dp", "ep", "etp")
+    # n_chips=None was "unsupported operand type(s) for %", an array numpy's "ambiguous"
+    n_chips = check_count(n_chips, "n_chips", 1, "an integer >= 1 (the chips laid out)")
     if isinstance(layout, Layout):
         values = dataclasses.asdict(layout)
     elif layout is None:
@@ -1397,7 +1402,8 @@ def parse_layout(layout, n_chips):
         raise kind_error(layout, "layout", "a Layout, str, dict or None")
     unknown = set(values) - set(keys)
     if unknown:
-        raise SpecError(f"layout: unknown keys {sorted(unknown)}; allowed: tp, dp, ep, etp")
+        # sorted by str: keys of mixed kinds were "'<' not supported" (inputs, session 38)
+        raise SpecError("layout: " + unknown_fault(sorted(unknown, key=str), "keys", keys))
     values = {key: check_count(val, key, 1, "an integer >= 1 (a layout's group size)")
               for key, val in values.items()}
     tp = values.get("tp", 1)
@@ -2288,11 +2294,6 @@ class DecodeStep:
 
 # -- the model ----------------------------------------------------------------------------
 
-#: Chip generations whose TP all-reduce vLLM dispatches by its own per-size tables
-#: (analysis.vllm_all_reduce: SM90 and SM100 rows).
-VLLM_DISPATCH_GENERATIONS = ("hopper", "blackwell")
-
-
 def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm="auto",
                       fabric=None):
     """The collective cost function a step (and a prefill) prices its collectives with: the
@@ -2362,21 +2363,28 @@ def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm=
     chip = None if chip is None else chip_spec(chip)        # a name is read as its chip
     if check_collective(collective) is not None:
         return collective
+    if runtime is not None:             # the rule reads only whether one was asked: check it
+        from fabric import runtime as get_runtime
+
+        get_runtime(runtime)
+    algorithm = collective_algorithms(algorithm)
     if fabric is not None and getattr(fabric_arg(fabric).chip, "name", None) != \
             getattr(chip, "name", None):
         return _default_collective
     # an engine's own dispatch only where the caller asked no runtime or algorithm
     if runtime is not None or not (isinstance(algorithm, str) and algorithm == "auto"):
         return _default_collective
-    if engine == "vllm" and getattr(chip, "generation", None) in VLLM_DISPATCH_GENERATIONS:
-        from ._engine_allreduce import vllm_all_reduce
+    from ._engine_allreduce import (
+        TRTLLM_ALLREDUCE_CHIPS,
+        VLLM_SM_VERSIONS,
+        trtllm_all_reduce,
+        vllm_all_reduce,
+    )
 
+    if engine == "vllm" and getattr(chip, "generation", None) in VLLM_SM_VERSIONS:
         return vllm_all_reduce
-    if engine == "trtllm":
-        from ._engine_allreduce import TRTLLM_ALLREDUCE_CHIPS, trtllm_all_reduce
-
-        if getattr(chip, "name", None) in TRTLLM_ALLREDUCE_CHIPS:
-            return trtllm_all_reduce
+    if engine == "trtllm" and getattr(chip, "name", None) in TRTLLM_ALLREDUCE_CHIPS:
+        return trtllm_all_reduce
     return _default_collective
 
 
@@ -2460,6 +2468,31 @@ def gather_exchange_seconds(fabric, m, tokens, positions, element_bytes, combine
     scatter = collective_seconds(fabric, "reduce-scatter", ep * tokens * m.hidden * combine_bytes,
                                  positions, **cost_kwargs)
     return gather, scatter
+
+
+def collective_algorithms(algorithm, *, names=True):
+    """``algorithm`` as :func:`decode_step` and :func:`collective_seconds` take it, read once:
+    an algorithm's name, or a mapping from operation names to one each. A mapping's keys are
+    read as operation names (:func:`analysis.normalize_op`: ``{"allreduce": "ring"}`` reaches
+    the all-reduce, which looks itself up as ``"all-reduce"``; a misspelt operation is
+    refused) and come back as a dict; with ``names`` (the library prices the collectives)
+    each algorithm is spelled as :func:`analysis.cost` reads it
+    (:func:`analysis.normalize_algorithm`), else a caller's own collective gets its names as
+    given.
+
+    >>> collective_algorithms({"AllReduce": "Tree"}), collective_algorithms("AUTO")
+    ({'all-reduce': 'double-binary-tree'}, 'auto')
+    """
+    if not isinstance(algorithm, Mapping):
+        return normalize_algorithm(algorithm) if names else algorithm
+    out = {}
+    for op, name in algorithm.items():
+        key = normalize_op(op)
+        if key in out:
+            raise SpecError(f"algorithm: {show_value(op)} names the {key} a second time "
+                            f"(keys {show_value(list(algorithm))})")
+        out[key] = normalize_algorithm(name) if names else name
+    return out
 
 
 def _default_collective(fabric, op, nbytes, *, algorithm, ranks, transport, **kw):
@@ -3261,6 +3294,8 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     """Check every input of :func:`decode_step` (clear errors) and resolve the defaults."""
     m = model_config(model)
     check_choice(moe_backend, "moe_backend", MOE_BACKENDS)
+    # read even where no collective is priced (tp=1): a wrong one is refused, not ignored
+    algorithm = collective_algorithms(algorithm, names=collective is None)
     if trtllm_release is not None:
         trtllm_release = check_trtllm_release(trtllm_release, engine)
     draft = flag_of(draft, "draft")
@@ -3379,21 +3414,18 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
 
 def check_engine(engine, none_ok=False):
     """``engine`` if it names an engine of :data:`ENGINE_KERNELS` (or is None, with
-    ``none_ok``), else a SpecError naming the engines: the one engine check of the decode and
-    serving models (a list was refused in Python's words, 'unhashable type').
+    ``none_ok``): the one engine check of the decode and serving models, by
+    :func:`fabric._units.check_choice` (a name of the wrong kind, a list, is a TypeError;
+    another name a SpecError listing the engines).
 
     >>> check_engine("vllm")
     'vllm'
-    >>> check_engine(["trtllm"])
+    >>> check_engine("tgi")
     Traceback (most recent call last):
     ...
-    fabric.SpecError: engine must be one of ['sglang', 'trtllm', 'vllm'], got ['trtllm']
+    fabric.SpecError: engine must be one of sglang, trtllm, vllm, got 'tgi'
     """
-    if (engine is None and none_ok) or (isinstance(engine, str) and engine in ENGINE_KERNELS):
-        return engine
-    either = "None or " if none_ok else ""
-    raise SpecError(f"engine must be {either}one of {sorted(ENGINE_KERNELS)}, got "
-                    f"{show_value(engine)}")
+    return check_choice(engine, "engine", frozenset(ENGINE_KERNELS), optional=none_ok)
 
 
 def check_trtllm_release(release, engine):
@@ -3654,6 +3686,8 @@ def collective_seconds(fabric, op, nbytes, positions, *, collective=None, algori
                         f"bytes per element (the model's activation_bytes, or dispatch_bytes / "
                         f"combine_bytes) make a message of less than one")
     _check_reach(fabric, positions)
+    if isinstance(algorithm, Mapping):  # its keys the canonical names
+        algorithm = collective_algorithms(algorithm, names=False)
     algo = algorithm.get(op, "auto") if isinstance(algorithm, dict) else algorithm
     extra = {} if runtime is None else {"runtime": runtime}
     chips = [fabric.endpoints[i] for i in positions]

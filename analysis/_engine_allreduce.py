@@ -114,16 +114,24 @@ VLLM_SYMM_MEM_MAX = _table("symm_mem_max", {
 #: two-shot), by SM version.
 VLLM_MULTIMEM_GROUPS = {90: (4, 6, 8), 100: (6, 8)}
 
-_SM = {"hopper": 90, "blackwell": 100}
+#: The SM version of vLLM's tables each chip generation reads (the one list of the
+#: generations vLLM's dispatch applies to: ``analysis.engine_collective``'s rule for
+#: ``engine="vllm"``, the texts that name them).
+VLLM_SM_VERSIONS = {"hopper": 90, "blackwell": 100}
+
+
+def _vllm_chips():
+    """vLLM's generations as texts say them: ``'Hopper (SM90) and Blackwell (SM100)'``."""
+    return " and ".join(f"{gen.capitalize()} (SM{sm})" for gen, sm in VLLM_SM_VERSIONS.items())
 
 
 def _sm(fabric):
     chip = getattr(fabric, "chip", None)
     gen = getattr(chip, "generation", None)
-    if gen not in _SM:
-        raise SpecError(f"vLLM's all-reduce tables list Hopper (SM90) and Blackwell (SM100) "
+    if gen not in VLLM_SM_VERSIONS:
+        raise SpecError(f"vLLM's all-reduce tables list {_vllm_chips()} "
                         f"chips; the fabric's chip is {getattr(chip, 'name', None)!r}")
-    return _SM[gen]
+    return VLLM_SM_VERSIONS[gen]
 
 
 def _choices(fabric, nbytes, ranks, fuse_allreduce_rms, symm_mem):
@@ -256,10 +264,11 @@ def vllm_all_reduce(fabric, op, nbytes, *, algorithm="auto", ranks=None, transpo
     """
     from fabric import runtime
 
-    from ._closed_form import normalize_op
+    from ._closed_form import normalize_algorithm, normalize_op
     from ._collectives import cost
 
     op = normalize_op(op)           # "allreduce", "AllReduce": the names cost() reads
+    normalize_algorithm(algorithm)  # not used, but a wrong one is refused as cost refuses it
     ranks = _ranks(fabric, ranks)
     if op != "all-reduce" or len(ranks) < 2:
         return cost(fabric, op, nbytes, algorithm="auto", runtime=runtime("nccl"), ranks=ranks,
@@ -294,6 +303,11 @@ TRTLLM_ALLREDUCE_BF16 = {
 #: The chips (names) :data:`TRTLLM_ALLREDUCE_BF16` measured: where ``engine="trtllm"`` takes
 #: :func:`trtllm_all_reduce` (:func:`analysis.engine_collective`).
 TRTLLM_ALLREDUCE_CHIPS = frozenset(chip for chip, _ in TRTLLM_ALLREDUCE_BF16)
+
+def _aic_system(chip):
+    """aiconfigurator's system folder (``b200_sxm``) holding ``chip``'s sweep."""
+    return f"{chip}_sxm"
+
 
 #: each (chip, ranks) sweep as ``(bytes, seconds)``, the lower envelope
 _TRTLLM_AR_ENV = {key: [(2 * n, t) for n, t in lower_envelope(points)]
@@ -375,7 +389,7 @@ def trtllm_all_reduce_parameters(chip, ranks, nbytes):
         out.append(Parameter(
             f"decode.trtllm_allreduce.{chip}.tp{ranks}.e{x // 2}", t, "s",
             f"TensorRT-LLM 1.2.0rc5's all-reduce op (analysis.TRTLLM_ALLREDUCE_BF16: "
-            f"ai-dynamo/aiconfigurator 095f58a5 {chip}_sxm comm/trtllm/1.2.0rc5/"
+            f"ai-dynamo/aiconfigurator 095f58a5 {_aic_system(chip)} comm/trtllm/1.2.0rc5/"
             f"custom_allreduce_perf.parquet): {ranks} GPUs, {x // 2} BF16 elements: {ms:.6g} ms"
             + (f", taken at {t * 1e3:.6g} ms (a larger size's time, the lower envelope)"
                if t < ms * 1e-3 else "")
@@ -457,10 +471,11 @@ def trtllm_all_reduce(fabric, op, nbytes, *, algorithm="auto", ranks=None, trans
 
     from fabric import runtime
 
-    from ._closed_form import normalize_op
+    from ._closed_form import normalize_algorithm, normalize_op
     from ._collectives import cost, read_nbytes
 
     op = normalize_op(op)
+    algorithm = normalize_algorithm(algorithm)  # cost's reading, also where the op is measured
     ranks = _ranks(fabric, ranks)
     spec = getattr(fabric, "chip", None)
     chip = getattr(spec, "name", None)
@@ -498,15 +513,19 @@ ENGINE_ALL_REDUCES = {
     "analysis.vllm_all_reduce": EngineAllReduce(
         function=vllm_all_reduce, phrase="vLLM's own dispatch (analysis.vllm_all_reduce)",
         source=("vLLM's per-size TP all-reduce dispatch at vLLM's defaults "
-                "(analysis.vllm_all_reduce; -O2 fuse_allreduce_rms on SM90/SM100, "
-                "vllm-project/vllm vllm/config/vllm.py; docs/sources.md s.8): decode_step's "
-                "default for engine='vllm' on Hopper and Blackwell, or the caller's")),
+                "(analysis.vllm_all_reduce; -O2 fuse_allreduce_rms on "
+                + "/".join(f"SM{sm}" for sm in VLLM_SM_VERSIONS.values())
+                + ", vllm-project/vllm vllm/config/vllm.py; docs/sources.md s.8): decode_step's "
+                "default for engine='vllm' on "
+                + " and ".join(gen.capitalize() for gen in VLLM_SM_VERSIONS)
+                + ", or the caller's")),
     "analysis.trtllm_all_reduce": EngineAllReduce(
         function=trtllm_all_reduce,
         phrase="TensorRT-LLM's measured op (analysis.trtllm_all_reduce)",
         source=("TensorRT-LLM 1.2.0rc5's own all-reduce op as measured "
                 "(analysis.trtllm_all_reduce, TRTLLM_ALLREDUCE_BF16: ai-dynamo/aiconfigurator "
-                "095f58a5 b200_sxm / h200_sxm comm/trtllm/1.2.0rc5/custom_allreduce_perf."
+                "095f58a5 " + " / ".join(_aic_system(c) for c in sorted(TRTLLM_ALLREDUCE_CHIPS))
+                + " comm/trtllm/1.2.0rc5/custom_allreduce_perf."
                 "parquet), other collectives analysis.cost: decode_step's default for "
                 "engine='trtllm' on "
                 + " and ".join(c.upper() for c in sorted(TRTLLM_ALLREDUCE_CHIPS))

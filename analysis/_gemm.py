@@ -81,10 +81,6 @@ __all__ = ["DECODE_GEMM_HBM_EFFICIENCY", "DECODE_GEMM_K_FLOOR", "DEEPGEMM_H800_F
 #: experts in decode (masked layout) and in prefill (contiguous layout).
 GEMM_KINDS = ("dense", "grouped", "contiguous")
 
-#: The rule of a grouped GEMM's rows per group (a float: a numpy float32 computes as the
-#: number it is; an average over experts need not be whole).
-_ROWS = "a finite number of rows per group >= 0"
-
 _DEEPGEMM_SOURCE = ("deepseek-ai/DeepGEMM README performance tables at commit 327ec92 "
                     "(2025-04-09): FP8 GEMMs on DeepSeek-V3/R1 shapes, H800 SXM5, NVCC 12.8")
 
@@ -251,7 +247,7 @@ def grouped_gemm_efficiency(generation, math, rows):
     True
     """
     _check_format(generation, math)
-    rows = check_number("rows", rows, rule=_ROWS)
+    rows = check_number("rows", rows, 0, " rows per group")     # an average: need not be whole
     table = GROUPED_GEMM_EFFICIENCY_BY_ROWS.get((generation, math))
     if table is None:
         return None
@@ -397,7 +393,7 @@ def grouped_gemm_rate(chip, math, rows):
     (True, True)
     """
     check_math_format(math)
-    rows = check_number("rows", rows, rule=_ROWS)
+    rows = check_number("rows", rows, 0, " rows per group")     # an average: need not be whole
     chip = measured_chip(chip)         # a ChipSpec or a misspelt name was 'none published'
     table = GROUPED_GEMM_TIME_BY_ROWS.get((chip, math))
     if table is None or rows < table[0][0]:

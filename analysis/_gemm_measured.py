@@ -200,12 +200,6 @@ def _at(env, m):
     return _lerp(m0, m1, t0, t1, m)
 
 
-#: The rule of a GEMM's row count ``m``: a float (a numpy float32 computes as the number it
-#: is; 1.5 rows is a point between two measured ones), finite: m=inf passed and 10**400 raised
-#: a bare OverflowError when this was written out with is_real (session 37).
-_ROWS = "a finite number of rows >= 1"
-
-
 def measured_chip(chip, optional=False):
     """The name a table of measurements is read by for ``chip``, the one rule of every such
     reader (GEMMs, MLA ops, MoE modules, the engines' all-reduces): a ``fabric.ChipSpec`` by
@@ -269,7 +263,7 @@ def trtllm_gemm_time(chip, fmt, m, n, k):
     >>> trtllm_gemm_time("b300", "bf16", 128, 7168, 16384) is None
     True
     """
-    m = check_number("m", m, 1, rule=_ROWS)
+    m = check_number("m", m, 1, " rows")     # 1.5 rows: a point between two measured ones
     c = _gemm_corners(chip, fmt, n, k)
     if c is None:
         return None
@@ -293,7 +287,7 @@ def trtllm_mla_bmm_time(chip, fmt, op, heads, m, shape=MLA_BMM_SHAPE):
     >>> trtllm_mla_bmm_time("b200", "bf16", "pre", 64, 384) is None     # heads not stored
     True
     """
-    m = check_number("m", m, 1, rule=_ROWS)
+    m = check_number("m", m, 1, " rows")     # 1.5 rows: a point between two measured ones
     check_choice(op, "op", ("pre", "post"))
     entry = _TABLES.get((measured_chip(chip), fmt))
     if entry is None or tuple(shape) != MLA_BMM_SHAPE:

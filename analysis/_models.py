@@ -129,10 +129,12 @@ from fabric._units import (
     check_choice,
     check_count,
     check_number,
+    choice_fault,
     flag_of,
     kind_error,
     show_value,
     text_of,
+    unknown_fault,
 )
 
 __all__ = ["GQA", "INDEX_KEY_BYTES", "MLA", "MODELS", "UNQUANTIZED_PARTS", "WEIGHT_FORMATS",
@@ -1107,8 +1109,7 @@ def model_config(name):
         return MODELS[name]
     if isinstance(name, os.PathLike) or (isinstance(name, str) and name.endswith(".toml")):
         return load_model_toml(name)
-    raise SpecError(f"unknown model {show_value(name)}; known: " + ", ".join(sorted(MODELS))
-                    + " (or a path to a .toml file)")
+    raise SpecError(unknown_fault(name, "model", MODELS, " (or a path to a .toml file)"))
 
 
 _ATTENTION = {"mla": MLA, "gqa": GQA}
@@ -1154,8 +1155,7 @@ def load_model_toml(path):
     att = dict(att)
     kind = att.pop("type", None)
     if kind not in _ATTENTION:
-        raise SpecError(f"{path}: attention.type must be one of {sorted(_ATTENTION)}, "
-                        f"got {show_value(kind)}")
+        raise SpecError(f"{path}: " + choice_fault(kind, "attention.type", _ATTENTION))
     cls = _ATTENTION[kind]
     attention = _build(cls, att, f"{path} [attention]")
     data.setdefault("name", str(path))
@@ -1168,7 +1168,7 @@ def _build(cls, values, where):
     names = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(values) - names)
     if unknown:
-        raise SpecError(f"{where}: unknown keys {show_value(unknown)}; allowed: {sorted(names)}")
+        raise SpecError(f"{where}: " + unknown_fault(unknown, "keys", names))
     required = {f.name for f in dataclasses.fields(cls)
                 if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
     missing = sorted(required - set(values))

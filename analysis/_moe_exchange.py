@@ -1148,7 +1148,7 @@ class MoEExchange:
 # -- the model ----------------------------------------------------------------------------
 
 def _token_bytes(value, hidden, name):
-    value = check_number(name, value, 0, strict=True, rule="a finite number of bytes > 0")
+    value = check_number(name, value, 0, " bytes", strict=True)
     return value * hidden if value <= _MAX_ELEMENT_BYTES else value
 
 

@@ -22,12 +22,14 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from fabric import format_size
+from fabric import SpecError, format_size
 from fabric._arrays import real_array
 from fabric._fabric_arg import fabric_arg
 from fabric._units import (
     check_choice,
     check_number,
+    is_finite,
+    is_int,
     is_real,
     kind_error,
     sequence_of,
@@ -186,15 +188,17 @@ def _rows_by(rows, keys):
     return groups
 
 
-def _check_rows(rows, needed, what, *, numbers=(), gaps=(), empty=False):
+def _check_rows(rows, needed, what, *, numbers=(), gaps=(), logs=(), empty=False):
     """``rows`` as a list of the tidy rows (mappings) a row plot ``what`` draws, each holding
     the ``needed`` keys (those a caller names checked first: :func:`_row_keys`), the values
     of its ``numbers`` keys real numbers (:func:`fabric._units.is_real`; None too for a key
-    in ``gaps``, a point not evaluated); else a TypeError for a wrong kind (5 was Python's
-    "not iterable", a row that is no mapping "argument of type 'int' is not iterable", a
-    value '1e-5' "unsupported operand", True was drawn as 1) or a ValueError naming what a
-    row lacks, or that there is no row (unless ``empty``: a plot that draws its frame
-    without rows)."""
+    in ``gaps``, a point not evaluated; an int a float holds), those of its ``logs`` keys (an axis always
+    logarithmic: a message size, a chip count) finite and > 0; else a TypeError for a wrong
+    kind (5 was Python's "not iterable", a row that is no mapping "argument of type 'int' is
+    not iterable", a value '1e-5' "unsupported operand", True was drawn as 1) or a ValueError
+    naming what a row lacks, a size of nan, inf or 0 (numpy's "cannot convert float NaN to
+    integer", matplotlib's "Axis limits cannot be NaN or Inf"), or that there is no row
+    (unless ``empty``: a plot that draws its frame without rows)."""
     rows = sequence_of(rows, f"{what}: rows", "rows (dicts of key -> value)")
     if not rows and not empty:
         raise ValueError(f"{what}: no rows to plot")
@@ -209,6 +213,12 @@ def _check_rows(rows, needed, what, *, numbers=(), gaps=(), empty=False):
             if not (is_real(row[k]) or (row[k] is None and k in gaps)):
                 raise kind_error(row[k], f"{what}: rows[{i}][{show_value(k)}]",
                                  "a number or None" if k in gaps else "a number")
+            if is_int(row[k]) and not is_finite(row[k]):     # 10**400: numpy's OverflowError
+                raise SpecError(f"{what}: rows[{i}][{show_value(k)}] must be within a float's "
+                                f"range, got {show_value(row[k])}")
+        for k in logs:
+            check_number(f"rows[{i}][{show_value(k)}]", row[k], 0, strict=True,
+                         tail=f" ({what} draws it on a log axis)")
     return rows
 
 
@@ -692,7 +702,7 @@ def plot_collective_sweep(rows, ax=None, *, metric="time", group=("system", "alg
     check_choice(metric, "metric", ("time", "busbw", "algbw"))
     group = _row_keys(group, "group")
     rows = _check_rows(rows, ("size", metric, *group), "plot_collective_sweep",
-                       numbers=("size", metric))
+                       numbers=("size", metric), logs=("size",))
     ax = _new_axes(ax)
     scale = 1e-6 if metric == "time" else 1e9
     series, drawn = [], []
@@ -827,7 +837,7 @@ def plot_ratio(rows, ax=None, *, group=("label",), reference=None, reference_lab
     reference_label = text_of(reference_label, "reference_label", optional=True)
     ylabel = text_of(ylabel, "ylabel")
     rows = _check_rows(rows, ("size", "ratio", *group), "plot_ratio",
-                       numbers=("size", "ratio"), gaps=("ratio",))
+                       numbers=("size", "ratio"), gaps=("ratio",), logs=("size",))
     ax = _new_axes(ax)
     # one colour per system (its colour in every figure); the rest of the label (the
     # operation) picks the line style and marker, the same for every system
@@ -1222,7 +1232,7 @@ def plot_tornado(rows, base, ax=None, *, scale=1e-3, unit_name="ms", xlabel="tim
     ['a', 'b']
     >>> plt.close(ax.figure)
     """
-    base = check_number("base", base, -math.inf, rule="a finite number")
+    base = check_number("base", base, None)
     scale, unit_name = _display_unit(scale, unit_name)
     xlabel = text_of(xlabel, "xlabel")
     rows = _check_rows(rows, ("parameter", "low", "high", "value_low", "value_high"),

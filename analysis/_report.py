@@ -39,7 +39,7 @@ from pathlib import Path
 
 from fabric import SpecError
 from fabric._system import file_name
-from fabric._units import flag_of, kind_error, sequence_of, show_value, text_of
+from fabric._units import flag_of, kind_error, sequence_of, show_value, text_of, unknown_fault
 
 from ._report_decode import decode_section
 from ._report_fair import (
@@ -51,7 +51,13 @@ from ._report_fair import (
 )
 from ._report_overview import overview
 from ._report_parts import Report, report_fabric
-from ._report_render import csv_text, render_figures, render_html, render_markdown
+from ._report_render import (
+    FigureDrawing,
+    csv_text,
+    render_figures,
+    render_html,
+    render_markdown,
+)
 from ._report_scaling import scaling_report_section
 from ._report_sections import (
     REPORT_RUNTIMES,
@@ -176,7 +182,8 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
         For an unknown section, no systems, or a size that does not parse.
     TypeError
         ``systems`` or ``sections`` not a sequence (a set: its order is its hashes'; one
-        section's name), an item that is not a str.
+        section's name), an item that is not a str; a ``command`` that is not a str, an
+        ``on_section`` that is not callable.
 
     Examples
     --------
@@ -192,8 +199,14 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
                 for i, s in enumerate(sequence_of(sections, "sections", "section names"))]
     unknown = [s for s in sections if s not in SECTIONS]
     if unknown:
-        raise SpecError(f"unknown report section(s) {show_value(unknown)}; known: "
-                        f"{', '.join(SECTIONS)}")
+        raise SpecError(unknown_fault(unknown, "report section(s)", SECTIONS))
+    # before any section is computed (minutes for the default): a command of another kind
+    # was written as its repr, 5 failing only in write_report ("'int' object has no
+    # attribute 'replace'"); on_section=5 "'int' object is not callable" after a section
+    command = text_of(command, "command", optional=True)
+    if on_section is not None and not callable(on_section):
+        raise kind_error(on_section, "on_section", "a callable (called with each Section) "
+                         "or None")
     sizes = parse_sizes(DEFAULT_SIZES if sizes is None else sizes)
     ops = check_ops(DEFAULT_OPS if ops is None else ops)
     fabrics = _build_fabrics(systems)
@@ -452,6 +465,9 @@ def write_report(report, out="report", *, force=False, quiet=False, executor=Non
         If ``out`` holds files and ``force`` is false, or is a file.
     PermissionError, FileNotFoundError
         If ``out``'s parent is not a writable directory.
+    TypeError
+        A ``report`` that is not a Report, a ``drawing`` that is not a FigureDrawing, a
+        flag that is not a bool.
 
     Examples
     --------
@@ -462,6 +478,12 @@ def write_report(report, out="report", *, force=False, quiet=False, executor=Non
     ...     sorted(p.name for p in index.parent.iterdir())
     ['assumptions.csv', 'figures', 'index.html', 'report.md', 'summary.csv']
     """
+    # a report or drawing of another kind was an AttributeError ('figures', 'finish')
+    if not isinstance(report, Report):
+        raise kind_error(report, "report", "a Report (analysis.build_report's)")
+    if drawing is not None and not isinstance(drawing, FigureDrawing):
+        raise kind_error(drawing, "drawing",
+                         "an analysis._report_render.FigureDrawing or None")
     out = check_report_dir(out, force)
     try:
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.resolve().parent))
@@ -528,8 +550,7 @@ def write_figures(out="figures", names=README_FIGURES, *, quiet=False, executor=
     names = [text_of(n, "each figure name") for n in sequence_of(names, "names", "figure names")]
     unknown = [n for n in names if n not in README_FIGURES]
     if unknown:     # before the report is built, not after
-        raise SpecError(f"unknown figure(s) {show_value(unknown)}; known: "
-                        f"{', '.join(README_FIGURES)}")
+        raise SpecError(unknown_fault(unknown, "figure(s)", README_FIGURES))
     out = output_dir(out, "figures")
     report = build_report(DEFAULT_SYSTEMS, ops=("all-reduce",), sections=_README_SECTIONS,
                           executor=executor, quiet=quiet, command="cofabric figures")

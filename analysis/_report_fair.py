@@ -604,7 +604,7 @@ def _with(f, tech, what, factor):
     if what == "reduce_rate":
         if f.chip is None:
             return f
-        return f.replace(chip=dataclasses.replace(f.chip, reduce_rate=f.chip.reduce_rate * factor))
+        return f.with_chip(dataclasses.replace(f.chip, reduce_rate=f.chip.reduce_rate * factor))
     if not any(d.get("tech") == tech for *_, d in f.graph.edges(data=True)):
         return f
     G = nx.Graph(f.graph)

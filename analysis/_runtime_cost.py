@@ -89,6 +89,7 @@ import functools
 import math
 
 from fabric import EXCHANGE_LATENCY, PROTOCOLS, SpecError, peer_access_latency, transport
+from fabric._units import unknown_fault
 
 from ._schedules import NotApplicableError
 
@@ -2554,11 +2555,11 @@ def p2p_batch_chain(arch):
     >>> p2p_batch_chain("volta")
     Traceback (most recent call last):
     ...
-    fabric.SpecError: no counted NCCL p2p batch for architecture 'volta'; known: blackwell, hopper
+    fabric.SpecError: no counted NCCL p2p batch: unknown architecture 'volta'; known: blackwell, hopper
     """
     if not isinstance(arch, str) or arch not in P2P_BATCH_CHAIN:
-        raise SpecError(f"no counted NCCL p2p batch for architecture {arch!r}; known: "
-                        + ", ".join(sorted(P2P_BATCH_CHAIN)))
+        raise SpecError("no counted NCCL p2p batch: "
+                        + unknown_fault(arch, "architecture", P2P_BATCH_CHAIN))
     lat = EXCHANGE_LATENCY[arch]
     cycle = lat["cycle"].value
     total = 0.0
@@ -2585,9 +2586,10 @@ def p2p_drain(rt, view, op, n):
     chunk / slices)`` a message). Priced for the busiest receiver's messages from peers of its
     own node (the P2P or SHM transport: a chunk of ``p2pChunkSize`` as it is; a network peer's
     chunk is cut by the message's size and its copy-out waits on the proxy: not priced), read
-    and written once at the chip's HBM bandwidth (an ASSUMPTION, not a bound: no copy rate of
-    a thread block is sourced, and the chunk just written may still be in the receiver's L2,
-    whose rate is not sourced either); 0 where the fabric names no chip. LL messages (their
+    and written once at ``rt.p2p["drain_hbm_share"]`` of the chip's HBM bandwidth (an
+    ASSUMPTION, a Parameter with its own source, not a bound: no copy rate of a thread block
+    is sourced, and the chunk just written may still be in the receiver's L2, whose rate is
+    not sourced either); 0 where the fabric names no chip. LL messages (their
     receiver reads each 16-byte line as it lands) and a rank's copy to itself pay none, nor,
     until 2.22 (``rt.p2p["direct_unregistered"]``), a peer of the receiver's own process (the
     sender wrote into the user's buffer: ``view.process_devices``, cost()'s
@@ -2645,7 +2647,7 @@ def p2p_drain(rt, view, op, n):
     else:
         # nccl-tests' ring of messages: one from another process, unless one holds them all
         most = float(each[0]) if proc[-1] != proc[0] else 0.0
-    return 2.0 * most / chip.hbm_bandwidth
+    return 2.0 * most / (chip.hbm_bandwidth * q["drain_hbm_share"])
 
 
 def _p2p(rt, view, op, n, algorithm, ops=1):

@@ -361,7 +361,7 @@ def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384)
     ('torus:4x4x4,chip=h100', 64, 32000000000.0)
     """
     from fabric import SpecError
-    from fabric._units import check_count, sequence_of, show_value, text_of
+    from fabric._units import check_count, sequence_of, text_of, unknown_fault
 
     from ._sweep import sweep
 
@@ -371,8 +371,7 @@ def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384)
                 for i, f in enumerate(sequence_of(families, "families", "family names"))]
     unknown = [f for f in families if f not in SCALING_FAMILIES]
     if unknown:
-        raise SpecError(f"unknown families {show_value(unknown)}; known: "
-                        f"{', '.join(SCALING_FAMILIES)}")
+        raise SpecError(unknown_fault(unknown, "families", SCALING_FAMILIES))
     sizes = [check_count(n, f"sizes[{i}]", 2, "a chip count >= 2")
              for i, n in enumerate(sequence_of(sizes, "sizes", "chip counts"))]
     collective_limit, decode_limit = (check_count(v, name, 0, "a chip count >= 0") for name, v in (
@@ -392,15 +391,14 @@ def _router_limit(value):
     from collections.abc import Mapping
 
     from fabric import SpecError
-    from fabric._units import check_count, items_of, kind_error, show_value, text_of
+    from fabric._units import check_count, items_of, kind_error, show_value, text_of, unknown_fault
 
     pair = items_of(value)
     if pair is None or len(pair) != 2 or not isinstance(pair[0], Mapping):
         raise kind_error(value, "router_limit", "a (dict of family -> chip count, str) pair")
     for family in pair[0]:
         if text_of(family, "a router_limit family") not in SCALING_FAMILIES:
-            raise SpecError(f"router_limit: unknown family {show_value(family)}; known: "
-                            f"{', '.join(SCALING_FAMILIES)}")
+            raise SpecError("router_limit: " + unknown_fault(family, "family", SCALING_FAMILIES))
     return ({family: check_count(n, f"router_limit[{show_value(family)}]", 0,
                                  "a chip count >= 0") for family, n in pair[0].items()},
             text_of(pair[1], "router_limit's reason"))
@@ -471,7 +469,7 @@ def draw_scaling(rows, metric, ax=None, legend=True, dodge=False):
     # KeyError, rows=5 "not iterable")
     check_choice(metric, "metric", SCALING_METRICS)
     rows = _plots._check_rows(rows, ("family", "chips", metric), "draw_scaling", empty=True,
-                              numbers=("chips", metric), gaps=(metric,))
+                              numbers=("chips", metric), gaps=(metric,), logs=("chips",))
     ax = _plots._new_axes(ax)
     label, scale, unit = SCALING_METRICS[metric]
     pal = _plots.palette()

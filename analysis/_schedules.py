@@ -632,7 +632,8 @@ def in_switch_planes(fabric, nodes):
     ----------
     fabric : Fabric
     nodes : sequence
-        The group's chips.
+        The group's chips: names or ranks, each once, read as :func:`analysis.cost` reads a
+        collective's ranks (an unknown or failed node, a switch, a repeat is a NodeError).
 
     Returns
     -------
@@ -653,6 +654,9 @@ def in_switch_planes(fabric, nodes):
     """
     fabric = fabric_arg(fabric)
     nodes = sequence_of(nodes, "nodes", "chips (node names)")
+    # (an unknown name was no neighbour of any switch: 'none of the 4 reducing switches
+    # reaches all 2 ranks'; ranks [0, 1] the same, though ints are ranks)
+    nodes = resolve_ranks(fabric, nodes, "nodes")[0]
     G = fabric.graph
     reducing = [n for n, d in G.nodes(data=True) if d.get("kind") == "switch"
                 and d.get("reduction")]
@@ -848,7 +852,8 @@ def schedule(op, algorithm, p, *, fabric=None, nodes=None, traffic=None):
         Needed by ``"hierarchical"`` and ``"in-switch"``; with it, ``"ring"`` over
         several host domains runs one ring per rank of a host (NCCL's channels).
     nodes : sequence, optional
-        The group's chips in rank order (default: the fabric's endpoints).
+        The group's chips in rank order, names or ranks, each once (default: the fabric's
+        endpoints), read as :func:`analysis.cost` reads a collective's ranks.
     traffic : array_like, optional
         For all-to-allv: ``traffic[i, j]`` bytes from rank ``i`` to rank ``j``.
 
@@ -888,7 +893,10 @@ def schedule(op, algorithm, p, *, fabric=None, nodes=None, traffic=None):
     if algorithm in ("hierarchical", "in-switch") and fabric is None:
         raise NotApplicableError(f"{algorithm} needs a fabric")
     if fabric is not None:
-        nodes = tuple(fabric.endpoints if nodes is None else nodes)
+        # read as cost reads ranks (an unknown name was a host of its own, ranks [0, 1] no
+        # host's chips: a ring over one host where the names gave one ring per host)
+        nodes = (tuple(fabric.endpoints) if nodes is None else
+                 resolve_ranks(fabric, nodes, "nodes")[0])
         if len(nodes) != p:
             raise ValueError(f"nodes must list p={p} chips, got {len(nodes)}")
     if algorithm == "ring":
@@ -930,31 +938,37 @@ def schedule(op, algorithm, p, *, fabric=None, nodes=None, traffic=None):
                     symmetric_memory=algorithm in SYMMETRIC_MEMORY)
 
 
-def resolve_ranks(fabric, ranks):
+def resolve_ranks(fabric, ranks, what="ranks"):
     """``(chip names, node indices)`` of a collective's ``ranks`` as :func:`cost` reads them:
     ``None`` is every endpoint; a string or a number is no group (TypeError); a rank named
     twice, a node that is not a chip, or an empty group is refused by name; so are ranks the
     failures split into groups with no path between them (an island or a chip cut off
     alone: :class:`~fabric.RoutingError` naming it, :func:`fabric._failures.require_joined`),
-    under every runtime and even when no byte would cross: no communicator joins them."""
+    under every runtime and even when no byte would cross: no communicator joins them.
+    ``what`` names the argument (``in_switch_planes``' ``nodes``)."""
     if ranks is None:
         require_joined(fabric, fabric.endpoints)
         return tuple(fabric.endpoints), fabric.endpoint_indices
-    ranks = sequence_of(ranks, "ranks", "ranks or chip names")
-    nodes = []
-    seen = {}
-    for x in ranks:
-        n = fabric.node(x)
-        if n not in fabric.rank_of:
-            raise NodeError(f"{fabric.name}: {x!r} is not a chip endpoint, so it cannot be a "
-                            f"rank of a collective")
-        if n in seen:
-            raise NodeError(f"ranks lists {n!r} twice (as {seen[n]!r} and {x!r}); each rank "
-                            f"takes part once")
-        seen[n] = x
-        nodes.append(n)
+    ranks = sequence_of(ranks, what, "ranks or chip names")
+    rank_of = fabric.rank_of
+    if all(type(x) is str and x in rank_of for x in ranks) and len(set(ranks)) == len(ranks):
+        # live chips by name, each once (what cost hands schedule and in_switch_planes): the
+        # loop below would answer them as they are (~7 us a chip in Fabric.node)
+        nodes = list(ranks)
+    else:
+        nodes, seen = [], {}
+        for x in ranks:
+            n = fabric.node(x)
+            if n not in rank_of:
+                raise NodeError(f"{fabric.name}: {x!r} is not a chip endpoint, so it cannot be "
+                                f"a rank of a collective")
+            if n in seen:
+                raise NodeError(f"{what} lists {n!r} twice (as {seen[n]!r} and {x!r}); each "
+                                f"rank takes part once")
+            seen[n] = x
+            nodes.append(n)
     if not nodes:
-        raise SpecError("ranks must name at least one rank")
+        raise SpecError(f"{what} must name at least one rank")
     require_joined(fabric, nodes)
     idx = fabric.node_index
     return tuple(nodes), np.array([idx[n] for n in nodes], dtype=np.int64)

@@ -133,6 +133,7 @@ from fabric._units import (
     kind_error,
     sequence_of,
     show_value,
+    text_of,
 )
 
 from ._decode import (
@@ -269,9 +270,8 @@ def prefill_gemm_efficiency(chip, math, part, efficiency=None):
     >>> prefill_gemm_efficiency(chip_spec("b200"), "fp4", "experts")
     1.0
     """
-    if part != "scores" and part not in PREFILL_GEMM_KIND:
-        raise SpecError(f"part must be 'scores' or one of {', '.join(PREFILL_GEMM_KIND)}, got "
-                        f"part={show_value(part)}")
+    # the one choice check (a list was 'unhashable', an array numpy's 'ambiguous')
+    check_choice(part, "part", (*PREFILL_GEMM_KIND, "scores"))
     if isinstance(chip, str):
         chip = chip_spec(chip)
     elif not hasattr(chip, "generation"):
@@ -3051,8 +3051,11 @@ def pareto_front(points, x="tokens_per_s_user", y="tokens_per_s_gpu"):
         try:
             return p[key] if isinstance(p, dict) else getattr(p, key)
         except (KeyError, AttributeError, TypeError):
-            raise SpecError(f"pareto_front: every point must have {key!r} (x and y name a "
-                            f"number of each point), got {show_value(p)}") from None
+            raise SpecError(f"pareto_front: every point must have {show_value(key)} (x and y "
+                            f"name a number of each point), got {show_value(p)}") from None
+
+    # names (x=5 was 'no attribute 5'; a 5,000-character name was quoted whole)
+    x, y = text_of(x, "x"), text_of(y, "y")
 
     points = sequence_of(points, "points", "serving points (or mappings)")
     for p in points:

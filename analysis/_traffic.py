@@ -45,6 +45,7 @@ from fabric._units import (
     kind_error,
     show_value,
     text_of,
+    unknown_fault,
 )
 
 __all__ = ["TRAFFIC", "LinkLoads", "TrafficMatrix", "link_loads",
@@ -244,10 +245,10 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=None, fractio
     >>> traffic(4, "tornado")
     Traceback (most recent call last):
     ...
-    fabric.SpecError: unknown traffic 'tornado'; known: all-to-all, permutation, shift, hotspot, moe
+    fabric.SpecError: unknown traffic 'tornado'; known: all-to-all, hotspot, moe, permutation, shift
     """
     if text_of(name, "traffic name") not in TRAFFIC:     # a kind first (TypeError), then the set
-        raise SpecError(f"unknown traffic {show_value(name)}; known: {', '.join(TRAFFIC)}")
+        raise SpecError(unknown_fault(name, "traffic", TRAFFIC))
     n = _count(fabric_or_n)
     nbytes = check_number("nbytes", nbytes, 0, strict=True)
     if nbytes > _MAX_BYTES:

@@ -399,7 +399,7 @@ def _memory_region(fabric, node):
     _, several = owned_regions(regs, "hbm")
     if node in several:
         raise AddressMapError(f"{fabric.name}: " + no_own_region(
-            node, [regs[i].name for i in several[node]], "hbm",
+            node, regs, "hbm",
             "its memory is no one region (give fabric.access an address)"))
     plain = [r for r in regs if r.ways == 1]
     return (plain or list(regs))[0]
@@ -658,7 +658,7 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore"):
     fabric = fabric_arg(fabric)
     size = _check_op(op, size)
     _transport_name(transport)
-    a, target = fabric.node(src), fabric.node(target)
+    a, target = fabric.node(src, "src"), fabric.node(target, "target")
     protected = checks_accesses(fabric)
     # a chip issues the access; without an address plan only a chip's memory is known
     # (with one, the map says what holds memory: a NIC's MMIO does, a switch does not)

@@ -52,6 +52,7 @@ from ._units import (
     TiB,
     check_choice,
     check_count,
+    choice_fault,
     format_address,
     format_size,
     int_of,
@@ -59,8 +60,8 @@ from ._units import (
     is_float,
     is_int,
     kind_error,
-    kind_of,
     name_list,
+    one_of,
     parse_address,
     sequence_of,
     show_value,
@@ -291,18 +292,20 @@ def check_interleave(ways, granularity):
     >>> check_interleave(5, 4096)
     Traceback (most recent call last):
     ...
-    fabric.AddressMapError: interleave ways must be one of (1, 2, 4, 8, 16, 3, 6, 12), got ways=5
+    fabric.AddressMapError: interleave ways must be one of 1, 2, 4, 8, 16, 3, 6, 12, got interleave ways=5
+    >>> check_interleave(2, 256.0)
+    Traceback (most recent call last):
+    ...
+    TypeError: interleave granularity must be a power of two from 256 B to 16 KiB, got interleave granularity=256.0 (a float)
     """
     for what, value, rule, allowed in (
-            ("ways", ways, f"one of {INTERLEAVE_WAYS}", INTERLEAVE_WAYS),
+            ("ways", ways, one_of(INTERLEAVE_WAYS), INTERLEAVE_WAYS),
             ("granularity", granularity, "a power of two from 256 B to 16 KiB",
              INTERLEAVE_GRANULARITIES)):
-        if not is_int(value):
-            raise TypeError(f"interleave {what} must be {rule}, got {what}={show_value(value)} "
-                            f"({kind_of(value)})")
-        if value not in allowed:
-            raise AddressMapError(f"interleave {what} must be {rule}, got "
-                                  f"{what}={show_value(value)}")
+        # the kind by check_count (its TypeError), then the CXL set, in check_count's words
+        name = f"interleave {what}"
+        if check_count(value, name, None, rule, error=AddressMapError) not in allowed:
+            raise AddressMapError(f"{name} must be {rule}, got {name}={show_value(value)}")
 
 
 def interleave_target(offset, ways, granularity):
@@ -513,11 +516,11 @@ def region_findings(regions, width=57):
             out.append(_error("invalid", f"{reg}: a region is owned by a node or host domain, "
                               f"got owner={show_value(reg.owner)} (nobody)", where))
         if reg.kind not in REGION_KINDS:
-            out.append(_error("invalid", f"{reg}: kind {show_value(reg.kind)} is not one of "
-                              f"{REGION_KINDS}", where))
+            out.append(_error("invalid", f"{reg}: " + choice_fault(reg.kind, "kind",
+                                                                   REGION_KINDS), where))
         if reg.permissions not in PERMISSIONS:
-            out.append(_error("invalid", f"{reg}: permissions {show_value(reg.permissions)} is "
-                              f"not one of {PERMISSIONS}", where))
+            out.append(_error("invalid", f"{reg}: " + choice_fault(
+                reg.permissions, "permissions", PERMISSIONS), where))
         if reg.name in names:
             out.append(_error("invalid", f"{reg}: name {show_value(reg.name)} is used "
                                          f"twice", where))
@@ -569,7 +572,7 @@ def default_region(regions):
     own): the region :meth:`AddressMap.global_address` and :func:`fabric.access_to` take (an
     owner's bytes in it: its share of an interleave set), and a window target naming an owner
     when the region is its own (a window maps the whole region, so an interleave set, shared,
-    is refused there: :func:`why_no_own_region`). The default windows and the heap take
+    is refused there: :func:`no_own_region`). The default windows and the heap take
     :func:`owned_regions`' HBM rule alone, so an owner whose only region is DRAM or an
     interleave set stands for it here and has no HBM there.
 
@@ -580,22 +583,6 @@ def default_region(regions):
         return regions[0]
     own, _ = owned_regions(regions, "hbm")
     return regions[next(iter(own.values()))] if len(own) == 1 else None
-
-
-def why_no_own_region(owner, regions):
-    """Why ``owner``'s name stands for no region of its own among its ``regions``
-    (:func:`default_region` gave None, or a window target's only region is an interleave set),
-    for a message that then asks for a region by name.
-
-    >>> why_no_own_region("chip3", [Region(0, 2**30, ("chip3", "chip4"), name="pool")])
-    "'chip3' holds memory only in the interleave set 'pool' (shared with 'chip4'), no region of its own"
-    """
-    if len(regions) == 1:
-        (reg,) = regions
-        others = name_list([show_value(o) for o in reg.owners if o != owner])
-        return (f"{show_value(owner)} holds memory only in the interleave set "
-                f"{show_value(reg.name)} (shared with {others}), no region of its own")
-    return f"{show_value(owner)} owns {len(regions)} regions"
 
 
 def owned_regions(regions, kind):
@@ -627,17 +614,35 @@ def owned_regions(regions, kind):
     return own, several
 
 
-def no_own_region(owner, names, kind, so):
-    """The one sentence for an owner in :func:`owned_regions`' second dict (several regions of
-    ``kind``, none named ``<owner>.<kind>``): who, how many, which, and ``so``, what it leaves
-    without a region (a default window, a heap, an access); its three callers each wrote it.
+def no_own_region(owner, regions, kind="hbm", so=None):
+    """Why ``owner``'s name stands for no region of its own among ``regions`` (the regions it
+    holds memory in), the one sentence of that rule (:func:`owned_regions`,
+    :func:`default_region`): its only region is an interleave set (a window or an access
+    maps a whole region: a set is shared); or it holds several regions of ``kind`` (an
+    ``"hbm"`` or ``"dram"``) and none is named ``<owner>.<kind>``; or none of its several
+    regions is one of ``kind`` of its own. ``so``: what that leaves without a region (a
+    default window, a heap, an access), said after it; its five callers each wrote one of
+    two sentences (session 37's F8).
 
-    >>> no_own_region("chip3", ["c3a", "c3b"], "hbm", "its heap has no one place")
+    >>> no_own_region("chip3", [Region(0, 2**30, ("chip3", "chip4"), name="pool")])
+    "'chip3' holds memory only in the interleave set 'pool' (shared with 'chip4'), no region of its own"
+    >>> regs = [Region(0, 2**30, "chip3", name="c3a"), Region(2**30, 2**30, "chip3", name="c3b")]
+    >>> no_own_region("chip3", regs, "hbm", "its heap has no one place")
     "'chip3' holds 2 HBM regions ('c3a' and 'c3b') and none is named 'chip3.hbm', so its heap has no one place"
     """
-    return (f"{show_value(owner)} holds {len(names)} {kind.upper()} regions "
-            f"({name_list([show_value(n) for n in names])}) and none is named "
-            f"{show_value(f'{owner}.{kind}')}, so {so}")
+    mine = [r for r in regions if r.ways == 1 and r.kind == kind]
+    if len(regions) == 1 and regions[0].ways > 1:
+        others = name_list([show_value(o) for o in regions[0].owners if o != owner])
+        why = (f"{show_value(owner)} holds memory only in the interleave set "
+               f"{show_value(regions[0].name)} (shared with {others}), no region of its own")
+    elif len(mine) > 1:
+        why = (f"{show_value(owner)} holds {len(mine)} {kind.upper()} regions "
+               f"({name_list([show_value(r.name) for r in mine])}) and none is named "
+               f"{show_value(f'{owner}.{kind}')}")
+    else:
+        why = (f"{show_value(owner)} holds {len(regions)} regions and no {kind.upper()} region "
+               "of its own")
+    return why if so is None else f"{why}, so {so}"
 
 
 def _raise_errors(findings, exc, what):
@@ -913,7 +918,7 @@ class AddressMap:
                 raise AddressMapError(f"{show_value(owner)} owns no region of this address map")
             reg = default_region(regs)
             if reg is None:
-                raise AddressMapError(f"{why_no_own_region(owner, regs)}; name one with region=")
+                raise AddressMapError(f"{no_own_region(owner, regs)}; name one with region=")
         share = reg.size // reg.ways
         offset = check_count(offset, "offset", 0, f"an integer in [0, {share}) (the bytes of "
                              f"{show_value(owner)} in {reg})", below=share, error=AddressMapError)

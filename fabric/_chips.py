@@ -111,6 +111,7 @@ from ._units import (
     check_number,
     items_of,
     kind_error,
+    lookup,
     show_value,
     text_of,
 )
@@ -457,8 +458,4 @@ def chip_spec(name):
         return name
     if not isinstance(name, str):
         raise kind_error(name, "chip", "a chip name or a fabric.ChipSpec")
-    try:
-        return CHIPS[name]
-    except KeyError:
-        raise SpecError(f"unknown chip {show_value(name)}; known: "
-                        + ", ".join(sorted(CHIPS))) from None
+    return lookup(CHIPS, name, "chip")

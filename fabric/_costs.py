@@ -94,7 +94,7 @@ from ._chips import ChipSpec, chip_spec
 from ._errors import SpecError
 from ._fabric_arg import fabric_arg
 from ._params import Parameter
-from ._units import kind_error, show_value, text_of
+from ._units import kind_error, lookup
 
 __all__ = ["CHIP_POWER", "COST_BOOKS", "MEDIA", "RACK_CHIPS", "HardwareCosts", "chip_power",
            "hardware_costs", "rack_chips"]
@@ -477,17 +477,17 @@ def hardware_costs(name="street-2026"):
     """
     if isinstance(name, HardwareCosts):
         return name
-    try:            # a name's kind first (a TypeError: STYLE's rule for a choice), then the set
-        return COST_BOOKS[text_of(name, "cost book")]
-    except KeyError:
-        raise SpecError(f"unknown cost book {show_value(name)}; known: "
-                        + ", ".join(sorted(COST_BOOKS))) from None
+    return lookup(COST_BOOKS, name, "cost book")
 
 
 _TDP = ("per-GPU TDP table citing datasheets (lynx-cortex.pages.dev): A100 400 W, H100 700 W, "
         "B200 1000 W, MI300X 750 W")
 
-#: Chip power (W) by chip name; a chip not listed is taken at the H100's 700 W (assumption).
+_AIC = ("V: NVIDIA's own system file, ai-dynamo/aiconfigurator 095f58a5 "
+        "aic-core/src/aiconfigurator_core/systems/")
+
+#: Chip power (W) by chip name; a chip not listed is taken at the H100's 700 W (assumption;
+#: H800 and H20 have no vendor figure: docs/sources.md s.10).
 CHIP_POWER = {
     "a100": Parameter("chip.a100.power", 400.0, "W", _TDP),
     "h100": Parameter("chip.h100.power", 700.0, "W", _TDP),
@@ -495,6 +495,17 @@ CHIP_POWER = {
                       "(same GH100 die; assumption)"),
     "b200": Parameter("chip.b200.power", 1000.0, "W", _TDP),
     "mi300x": Parameter("chip.mi300x.power", 750.0, "W", _TDP),
+    "gb200": Parameter("chip.gb200.power", 1200.0, "W", _AIC + "gb200.yaml (power: 1200 a GPU, "
+                       "citing NVIDIA's Blackwell datasheet, nvdam.widen.net/s/wwnsxrhm2w/"
+                       "blackwell-datasheet-3384703; since 2025-08-11); the GPU's own share: the "
+                       "superchip's Grace CPU is host power, not chip power"),
+    "b300": Parameter("chip.b300.power", 1100.0, "W", _AIC + "b300_sxm.yaml (power: 1100, "
+                      "'configurable up to 1,100 W', HGX B300, citing NVIDIA's Blackwell Ultra "
+                      "datasheet, resources.nvidia.com/en-us-blackwell-architecture/"
+                      "blackwell-ultra-datasheet; 2026-04-16)"),
+    "gb300": Parameter("chip.gb300.power", 1400.0, "W", _AIC + "gb300.yaml (power: 1400 a GPU, "
+                       "citing NVIDIA's Blackwell Ultra datasheet, resources.nvidia.com/"
+                       "en-us-blackwell-architecture/blackwell-ultra-datasheet; 2026-02-12)"),
 }
 
 

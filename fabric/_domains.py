@@ -84,7 +84,6 @@ from ._address import (
     pow2_ceil,
     shift_table,
     validate_address,
-    why_no_own_region,
 )
 from ._errors import AddressMapError, NodeError, TranslationError
 from ._params import Parameter
@@ -92,6 +91,7 @@ from ._units import (
     MiB,
     check_choice,
     check_count,
+    choice_fault,
     format_address,
     format_size,
     int_of,
@@ -316,8 +316,7 @@ def limits_problems(limits):
     if not is_int(p) or not MIN_PAGE_SIZE.value <= p <= MAX_PAGE_SIZE.value or p & (p - 1):
         out.append(f"page_size must be a power of two from 4 KiB to 256 TiB, got {show_value(p)}")
     if limits.alignment is not None and limits.alignment not in ALIGNMENTS:
-        out.append(f"alignment must be one of {ALIGNMENTS} or unset, got "
-                   f"{show_value(limits.alignment)}")
+        out.append(choice_fault(limits.alignment, "alignment", ALIGNMENTS, optional="unset"))
     return out
 
 
@@ -598,7 +597,7 @@ class DomainPlan:
                     continue
                 self.findings.append(Finding(
                     code="invalid", severity="error", message=no_own_region(
-                        o, [self.regions[i].name for i in ix], kind,
+                        o, [self.regions[i] for i in ix], kind,
                         "its default window has no one target (name its own one so, or set "
                         "default_windows = false and give each window a region by name)"),
                     where="address plan"))
@@ -661,7 +660,7 @@ class DomainPlan:
             if reg is None or reg.ways > 1:
                 # a window maps its whole target: an interleave set is no owner's own (a
                 # window onto "chip3" whose only region was a set with chip4 reached chip4)
-                bad("dangling-target", f"target {why_no_own_region(win.target, regs)}; name one "
+                bad("dangling-target", f"target {no_own_region(win.target, regs)}; name one "
                     f"of {sorted(r.name for r in regs)}")
                 return None
         else:

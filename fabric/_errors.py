@@ -65,6 +65,19 @@ Decided (session 37):
   model, a traffic pattern) keeps its own sentence, "unknown x 'd'; known: ...".
 - A number's check is ``fabric._units.check_number`` (``rule=`` for a quantity with its own
   words, "a finite number of rows >= 1"), not its test written out with ``error_for``.
+
+Decided (session 38):
+
+- A choice's refusal is one text, ``fabric._units.choice_fault``, which ``check_choice``
+  raises and a list of faults (a plan's layout, a file's limits) holds; a numeric choice (CXL
+  interleave ways) is a count first (``check_count``'s TypeError), then the set.
+- A lookup of an open table by name (a chip, a runtime, a model, a traffic pattern, a
+  kernel, a cost book, a file's tables and keys, a report's sections) is one sentence too,
+  ``fabric._units.unknown_fault``: "unknown x 'd'; known: a, b, c", the known names SORTED
+  (~20 sites had written it, in order or sorted, as a list's repr or joined, with "allowed"
+  or "known"); ``fabric._units.lookup`` is the lookup itself (the name's kind first). A
+  context goes before it ("router_limit: ", "no measured peer-load latency: "), a further
+  choice after it (", or native (...)").
 """
 
 __all__ = [

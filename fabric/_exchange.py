@@ -236,9 +236,11 @@ from ._units import (
     is_real,
     items_of,
     kind_error,
+    lookup,
     sequence_of,
     show_value,
     text_of,
+    unknown_fault,
 )
 
 __all__ = ["EXCHANGE_BLOCK_RATE", "EXCHANGE_KERNELS", "EXCHANGE_LATENCY", "EXCHANGE_NIC_EFFICIENCY",
@@ -516,8 +518,7 @@ def _latency_table(arch, what="exchange latencies", known=EXCHANGE_LATENCY):
     generation's latencies; a TypeError for a name of the wrong kind (:func:`text_of`), a
     SpecError naming the ``known`` generations (those with ``what`` measured) for another."""
     if text_of(arch, "arch") not in known:
-        raise SpecError(f"no measured {what} for architecture {show_value(arch)}; known: "
-                        + ", ".join(sorted(known)))
+        raise SpecError(f"no measured {what}: " + unknown_fault(arch, "architecture", known))
     return EXCHANGE_LATENCY[arch]
 
 
@@ -557,7 +558,7 @@ def peer_access_latency(arch):
     >>> peer_access_latency("volta")
     Traceback (most recent call last):
     ...
-    fabric.SpecError: no measured peer-load latency for architecture 'volta'; known: blackwell, hopper
+    fabric.SpecError: no measured peer-load latency: unknown architecture 'volta'; known: blackwell, hopper
     """
     table = _latency_table(arch, "peer-load latency",
                            sorted(set(EXCHANGE_LATENCY) & set(_PEER_TECH)))
@@ -1538,8 +1539,8 @@ class ExchangeKernel:
             for name, value in pairs:
                 text_of(name, f"each name of the {phase}'s cycles")   # ['x'] is unhashable
                 if name not in _CYCLE_COUNTS:
-                    raise SpecError(f"unknown cycle count {show_value(name)} in the {phase}'s "
-                                     f"cycles; known: {', '.join(_CYCLE_COUNTS)}")
+                    raise SpecError(f"the {phase}'s cycles: "
+                                    + unknown_fault(name, "cycle count", _CYCLE_COUNTS))
                 if name in seen:
                     raise SpecError(f"the {phase}'s cycles name {name} twice")
                 seen.add(name)
@@ -1567,9 +1568,7 @@ class ExchangeKernel:
         >>> exchange_kernel("one-sided").cycle("copy_cycles", 1)
         ()
         """
-        if name not in _CYCLE_COUNTS:
-            raise SpecError(f"unknown cycle count {show_value(name)}; known: "
-                            f"{', '.join(_CYCLE_COUNTS)}")
+        lookup(_CYCLE_COUNTS, name, "cycle count")
         return dict(self.cycles[_phase_index(phase)]).get(
             name, () if _CYCLE_COUNTS[name].parts else 0)
 
@@ -3931,8 +3930,4 @@ def exchange_kernel(name):
     if not isinstance(name, str):
         raise kind_error(name, "kernel", "a name such as 'deepep-low-latency' or a "
                          "fabric.ExchangeKernel")
-    try:
-        return EXCHANGE_KERNELS[name]
-    except KeyError:
-        raise SpecError(f"unknown MoE exchange kernel {show_value(name)}; known: "
-                        + ", ".join(sorted(EXCHANGE_KERNELS))) from None
+    return lookup(EXCHANGE_KERNELS, name, "MoE exchange kernel")

@@ -24,11 +24,11 @@ import numpy as np
 
 from ._arrays import number_array
 from ._chips import ChipSpec, chip_spec
-from ._errors import GraphError, NodeError
+from ._errors import GraphError, NodeError, SpecError
 from ._fabric_arg import FabricBase, fabric_arg
 from ._failures import Failures
 from ._params import Parameter
-from ._schema import default_endpoints, rank_name_faults, validate_graph
+from ._schema import check_graph, default_endpoints, rank_name_faults
 from ._structure import Clos, Dragonfly, Grid, Switched
 from ._units import (
     check_count,
@@ -64,6 +64,32 @@ class EdgeArrays(typing.NamedTuple):
 
 def _frozen_mapping(mapping):
     return types.MappingProxyType(dict(mapping))
+
+
+def _chip_name(chip):
+    return "none" if chip is None else show_value(chip.name)
+
+
+def _check_failed(fabric):
+    """:class:`GraphError` unless a degraded fabric (``failures`` not empty) carries the fabric
+    as built it was made from (``intact``: the degraded grid's bypasses and the bill of
+    materials read it; a hand-made copy without one raised a bare AttributeError from the
+    router) and its graph has lost what failed (a failed link or node still in it was
+    routed over). The failed chips are :func:`_check_ranks`'."""
+    f = fabric.failures
+    if fabric.intact is None:
+        raise GraphError(f"failures mark {show_value(fabric.name)} degraded, but intact is "
+                         f"None: a degraded copy carries the fabric as built it was made from "
+                         f"(fabric.without makes both)")
+    G = fabric.graph
+    link = next((e for e in f.links if G.has_edge(*e)), None)
+    if link is not None:
+        raise GraphError(f"failed link {show_value(link)} is still an edge of the graph (a "
+                         f"failed link is removed from it: fabric.without)")
+    node = next((n for n in f.nodes if n in G), None)
+    if node is not None:
+        raise GraphError(f"failed node {show_value(node)} is still a node of the graph (a "
+                         f"failed node is removed from it: fabric.without)")
 
 
 def _check_ranks(ranks, endpoints, failed, graph):
@@ -219,7 +245,16 @@ class Fabric(FabricBase):
         if not isinstance(self.failures, Failures):
             raise kind_error(self.failures, "failures", "a Failures")
         if self.ranks is None:
-            object.__setattr__(self, "ranks", tuple(range(len(self.endpoints))))
+            n = len(self.endpoints)
+            object.__setattr__(self, "ranks", tuple(range(n)))
+            # a degraded copy's failed chips keep their ranks: 0..n-1 for the live ones then
+            # gives a failed chip's rank twice ('got rank 0 twice', ranks the caller never gave)
+            taken = {c: r for c, r in self.failures.ranks.items() if r < n}
+            if taken:
+                raise GraphError(f"ranks=None numbers the {n} live chips 0..{n - 1}, but the "
+                                 f"failed chips keep their ranks (failures.ranks holds "
+                                 f"{show_value(taken)}): give each live chip its rank, "
+                                 f"ranks=...")
         else:
             # (a bare int() truncated 2.5, kept -5 and read a set in its hashes' order)
             ranks = tuple(sequence_of(self.ranks, "ranks", "ranks (ints >= 0)"))
@@ -234,6 +269,8 @@ class Fabric(FabricBase):
         if self.structure is not None and not isinstance(self.structure, STRUCTURES):
             raise kind_error(self.structure, "structure", f"one of "
                              f"{', '.join(c.__name__ for c in STRUCTURES)} or None")
+        if self.failures.degraded:
+            _check_failed(self)
         if self.intact is not None:
             fabric_arg(self.intact, "intact")
             unknown = [c for c in self.failures.ranks if c not in self.intact.graph]
@@ -257,6 +294,12 @@ class Fabric(FabricBase):
         object.__setattr__(self, "assumptions", tuple(assumptions))
         if self.chip is not None:
             object.__setattr__(self, "chip", chip_spec(self.chip))
+        if self.intact is not None and self.intact.chip != self.chip:
+            # the same machine as built (bill_of_materials prices the intact one): a
+            # replace(chip=...) of a degraded copy priced the old chip's power
+            raise GraphError(f"a degraded copy is built of its intact fabric's chip "
+                             f"({_chip_name(self.intact.chip)}), got chip "
+                             f"{_chip_name(self.chip)}: swap both with with_chip")
         if not nx.is_frozen(self.graph):
             raise GraphError("Fabric needs a frozen graph; use Fabric.from_graph(G)")
 
@@ -293,7 +336,7 @@ class Fabric(FabricBase):
         """
         if endpoints is not None:     # a set: its hashes' order, not a rank order
             endpoints = sequence_of(endpoints, "endpoints", "chip nodes in rank order")
-        validate_graph(G, endpoints)
+        check_graph(G, endpoints, ranks=False)     # (the constructor checks the ranks)
         H = G.copy()
         for _, _, data in H.edges(data=True):
             data.setdefault("lanes", 1)
@@ -316,17 +359,25 @@ class Fabric(FabricBase):
     def with_chip(self, chip):
         """A copy on another chip (a name or a :class:`~fabric.ChipSpec`) whose figures replace
         the old chip's in :attr:`assumptions` (``replace(chip=...)`` keeps them as given): the
-        one swap of a preset's ``:chip=`` and a system file's ``chip``.
+        one swap of a preset's ``:chip=`` and a system file's ``chip``. A degraded copy's
+        :attr:`intact` fabric is swapped too: it is the same machine as built (what
+        :func:`analysis.bill_of_materials` prices), so it holds the same chips.
 
         >>> import topologies
         >>> f = topologies.build("dgx-h100").with_chip("b200")
         >>> f.chip.name, [p.name for p in f.assumptions if p.name.startswith(("h100.", "b200."))][:2]
         ('b200', ['b200.hbm_bytes', 'b200.hbm_bandwidth'])
+        >>> topologies.build("dgx-h100").without(chips=["chip3"]).with_chip("b200").intact.chip.name
+        'b200'
         """
         chip = chip_spec(chip)
         old = set(self.chip.parameters()) if self.chip is not None else set()
         kept = tuple(p for p in self.assumptions if p not in old)
-        return self.replace(chip=chip, assumptions=kept + tuple(chip.parameters()))
+        # (the intact fabric kept the old chip: bill_of_materials priced the degraded copy's
+        # parts with the old chip's power)
+        intact = None if self.intact is None else self.intact.with_chip(chip)
+        return self.replace(chip=chip, assumptions=kept + tuple(chip.parameters()),
+                            intact=intact)
 
     def __repr__(self):
         return (f"Fabric({self.name!r}, family={self.family!r}, "
@@ -357,7 +408,7 @@ class Fabric(FabricBase):
 
         Raises
         ------
-        ValueError
+        SpecError
             For an array of two or more dimensions.
         TypeError
             For indices that are not integers (a sequence holding a bool among its ints too).
@@ -389,7 +440,7 @@ class Fabric(FabricBase):
         except (TypeError, ValueError, OverflowError):      # ragged, or no array at all
             a = np.asarray(x, dtype=object)
         if a.ndim > 1:
-            raise ValueError(f"{what} must be a node index or a one-dimensional sequence of "
+            raise SpecError(f"{what} must be a node index or a one-dimensional sequence of "
                              f"them, got an array of shape {a.shape}")
         if a.size == 0:                     # [] reads as float64: an empty query all the same
             return np.zeros(0, dtype=np.int64)
@@ -491,11 +542,13 @@ class Fabric(FabricBase):
         """Chip -> host domain name."""
         return {n: h for h, chips in self.domains.items() for n in chips}
 
-    def node(self, x):
+    def node(self, x, what=None):
         """Resolve ``x`` to a node: a node of the graph, a rank (int), or ``"rank:N"``.
 
         Ranks are stable: on a degraded fabric rank ``r`` is still the chip that had
-        it on the intact one.
+        it on the intact one. ``what`` (a non-empty str) names the argument ``x`` was given
+        as (``"src"``), for the message of a call that takes two nodes
+        (:func:`fabric.route`, :func:`fabric.access_to`, :func:`fabric.reach`).
 
         Raises
         ------
@@ -504,27 +557,32 @@ class Fabric(FabricBase):
             rank): the message says it failed.
         """
         failed = self.failures.ranks
+        at = self.name
+        if what is not None:        # a label of the message: text, and some ('' said ': : ')
+            if not text_of(what, "what"):
+                raise SpecError("what must name the argument x was given as, got ''")
+            at = f"{at}: {what}"
         if isinstance(x, str) and x in self.graph:
             return x
         if isinstance(x, str):
             # a failed node's name is read as that name, as it was while the node lived: a
             # chip named "2" (rank 1) that failed is not rank 2's chip
             if x in failed:
-                raise NodeError(f"{self.name}: {x} (rank {failed[x]}) has failed")
+                raise NodeError(f"{at}: {x} (rank {failed[x]}) has failed")
             if x in self.failures.nodes:
-                raise NodeError(f"{self.name}: {x} has failed")
+                raise NodeError(f"{at}: {x} has failed")
             text = x.removeprefix("rank:")
             if is_numeral(text) and not text.startswith("-"):
                 x = int(text)
             elif x in self.domains:         # route, latency, cost --ranks, --fail-chip
-                raise NodeError(f"{self.name}: {show_value(x)} is a host domain, not a node (the "
+                raise NodeError(f"{at}: {show_value(x)} is a host domain, not a node (the "
                                 f"model has no host nodes): name its chips "
                                 f"({name_list(self.domains[x])})")
             elif self.intact is not None and x in self.intact.domains:     # every chip failed
-                raise NodeError(f"{self.name}: {show_value(x)} is a host domain whose chips have "
+                raise NodeError(f"{at}: {show_value(x)} is a host domain whose chips have "
                                 f"all failed ({name_list(self.intact.domains[x])})")
             else:
-                raise NodeError(f"{self.name}: no node called {show_value(x)}")
+                raise NodeError(f"{at}: no node called {show_value(x)}")
         if is_int(x):
             x = int(x)
             node = self._node_of_rank.get(x)
@@ -532,12 +590,12 @@ class Fabric(FabricBase):
                 return node
             for chip, r in failed.items():
                 if r == x:
-                    raise NodeError(f"{self.name}: rank {x} ({chip}) has failed")
+                    raise NodeError(f"{at}: rank {x} ({chip}) has failed")
             # a node named by this int past the ranks (from_graph keeps it) is not reached by
             # it: an int is a rank (fabric._errors); say so rather than only "out of range"
             named = (f" (an int is read as a rank, so it does not name node {x}: relabel the "
                      "graph's nodes with strings)" if x in self.graph else "")
-            raise NodeError(f"{self.name}: rank {show_value(x)} is out of range "
+            raise NodeError(f"{at}: rank {show_value(x)} is out of range "
                             f"0..{self.n_ranks - 1}{named}")
         try:
             if x in self.graph:
@@ -546,8 +604,8 @@ class Fabric(FabricBase):
         except TypeError:
             dead = False
         if dead:
-            raise NodeError(f"{self.name}: {show_value(x)} has failed")
-        raise NodeError(f"{self.name}: no node called {show_value(x)}")
+            raise NodeError(f"{at}: {show_value(x)} has failed")
+        raise NodeError(f"{at}: no node called {show_value(x)}")
 
     # -- routing (fabric/_routing.py, fabric/_failures.py) -----------------------------
 

@@ -92,7 +92,15 @@ from ._domains import DomainLimits
 from ._errors import AddressMapError
 from ._fabric_arg import fabric_arg
 from ._symmetric import HEAP_ALIGNMENT
-from ._units import format_size, is_bool, kind_error, name_list, sequence_of, show_value
+from ._units import (
+    choice_fault,
+    format_size,
+    is_bool,
+    kind_error,
+    name_list,
+    sequence_of,
+    show_value,
+)
 
 __all__ = ["LAYOUTS", "AddressPlan", "layout_regions"]
 
@@ -281,7 +289,7 @@ def plan_errors(fabric, plan):
     """What is wrong with the plan's own fields (a list of messages; empty when valid)."""
     out = []
     if plan.layout not in LAYOUTS:
-        out.append(f"layout must be one of {LAYOUTS}, got layout={show_value(plan.layout)}")
+        out.append(choice_fault(plan.layout, "layout", LAYOUTS))
     if not is_int(plan.width) or not 1 <= plan.width <= MAX_ADDRESS_WIDTH:
         out.append(f"width must be an int in 1..{MAX_ADDRESS_WIDTH}, got "
                    f"width={show_value(plan.width)}")

@@ -340,7 +340,7 @@ class Router:
         check_choice(policy, "policy", POLICIES)
         check_choice(ecmp, "ecmp", ECMP_MODES)
         if policy == "dimension-order" and ecmp == "weighted":
-            raise ValueError("ecmp='weighted' is not modelled for dimension-order routing "
+            raise SpecError("ecmp='weighted' is not modelled for dimension-order routing "
                              "(its ties are the two ways round a ring); use 'all' or 'hash'")
         if policy == "dimension-order" and not isinstance(fabric.structure, Grid):
             raise RoutingError(f"{fabric.name}: dimension-order routing needs a grid "
@@ -414,7 +414,7 @@ class Router:
             if s.shape != d.shape:      # (equal shapes: broadcast_arrays returns them as is)
                 s, d = np.broadcast_arrays(s, d)
         except ValueError:
-            raise ValueError(f"src and dst must have the same length, got {s.shape} and "
+            raise SpecError(f"src and dst must have the same length, got {s.shape} and "
                              f"{d.shape} (a side of one item pairs with each of the other)"
                              ) from None
         if nbytes is _NO_BYTES:         # (None is a caller's mistake: named below)
@@ -430,7 +430,7 @@ class Router:
             raise kind_error(nbytes, "nbytes", rule)
         w = real_array(values, "nbytes", f"nbytes must be {rule}", copy=False)
         if w.ndim and w.shape != s.shape:
-            raise ValueError(f"nbytes must be a scalar or have the length of src ({len(s)}), "
+            raise SpecError(f"nbytes must be a scalar or have the length of src ({len(s)}), "
                              f"got shape {w.shape}")
         bad = np.flatnonzero(~(np.isfinite(w) & (w >= 0)))
         if bad.size:                    # check_number's rule: its first bad entry, and how many
@@ -536,10 +536,10 @@ class Router:
         g = np.broadcast_to(np.atleast_1d(g).astype(np.int64, copy=False), s.shape) \
             if g.size == 1 else g.astype(np.int64, copy=False)
         if g.shape != s.shape:
-            raise ValueError(f"group must have the length of src ({len(s)}), got shape {g.shape}")
+            raise SpecError(f"group must have the length of src ({len(s)}), got shape {g.shape}")
         if g.size and (g.min() < 0 or g.max() >= n_groups):
             bad = int(g[(g < 0) | (g >= n_groups)][0])
-            raise ValueError(f"group holds {bad}, outside 0..{n_groups - 1} (n_groups={n_groups})")
+            raise SpecError(f"group holds {bad}, outside 0..{n_groups - 1} (n_groups={n_groups})")
         w = np.ascontiguousarray(w, dtype=float)
         if self._df is not None:
             return self._df.loads_grouped(s, d, w, g, int(n_groups))
@@ -776,7 +776,7 @@ class Router:
         s = self._nodes(nodes, "nodes")
         n = len(s)
         if n and len(np.unique(s)) != n:
-            raise ValueError("nodes must be distinct node indices")
+            raise SpecError("nodes must be distinct node indices")
         empty = np.zeros(0, dtype=np.int64)
         if n < 2 or self._df is not None:
             return empty, empty.copy()
@@ -928,7 +928,7 @@ class Router:
         """The directed links of :meth:`path`, in order."""
         s, d = self._pairs(src, dst)
         if s.size != 1:
-            raise ValueError("path_links routes one pair; use loads/hops for many")
+            raise SpecError("path_links routes one pair; use loads/hops for many")
         s, d = int(s[0]), int(d[0])
         if s == d:
             return []
@@ -1012,7 +1012,7 @@ class Router:
     def link_index(self, u, v):
         """The directed link from node ``u`` to node ``v`` (names or ranks), or NodeError."""
         f = self.fabric
-        a, b = f.node(u), f.node(v)
+        a, b = f.node(u, "u"), f.node(v, "v")
         G = f.graph
         if not G.has_edge(a, b):
             raise NodeError(f"{f.name}: there is no link between {a!r} and {b!r}")
@@ -1028,13 +1028,20 @@ class Router:
 
     def link_name(self, k):
         """``(tail, head)`` node names of directed link ``k``, an int in ``[0, n_links)``
-        (``-1`` named the last link, as a Python index would).
+        (``-1`` named the last link, as a Python index would): another kind is a TypeError,
+        an index out of range a SpecError (a link index names no node: not a NodeError).
 
         >>> import topologies
         >>> topologies.build("torus:2x2").router.link_name(0)
         ('chip0', 'chip1')
+        >>> topologies.build("torus:2x2").router.link_name(8)
+        Traceback (most recent call last):
+        ...
+        fabric.SpecError: k must be a link index in [0, 8) (the router's directed links), got k=8
         """
-        k = check_count(k, "k", 0, below=self.n_links, error=NodeError)
+        n = self.n_links
+        k = check_count(k, "k", 0, f"a link index in [0, {n}) (the router's directed links)",
+                        below=n)
         return self._names[int(self.link_tail[k])], self._names[int(self.link_head[k])]
 
 
@@ -1080,7 +1087,7 @@ def route(fabric, src, dst):
     ['chip0', 'chip7', 'chip31', 'chip127']
     """
     fabric = fabric_arg(fabric)
-    a, b = fabric.node(src), fabric.node(dst)
+    a, b = fabric.node(src, "src"), fabric.node(dst, "dst")
     idx = fabric.node_index
     return fabric.router.path(idx[a], idx[b])
 
@@ -1112,6 +1119,8 @@ def route_many(fabric, src, dst):
     fabric = fabric_arg(fabric)
     idx = fabric.node_index
     of = "node names or ranks"
-    s = np.array([idx[fabric.node(x)] for x in sequence_of(src, "src", of)], dtype=np.int64)
-    d = np.array([idx[fabric.node(x)] for x in sequence_of(dst, "dst", of)], dtype=np.int64)
+    s = np.array([idx[fabric.node(x, "src")] for x in sequence_of(src, "src", of)],
+                 dtype=np.int64)
+    d = np.array([idx[fabric.node(x, "dst")] for x in sequence_of(dst, "dst", of)],
+                 dtype=np.int64)
     return fabric.router._hops_latency(*fabric.router._pairs(s, d))   # lengths: _pairs

@@ -73,6 +73,7 @@ from ._fabric_arg import fabric_arg
 from ._params import Parameter
 from ._units import (
     check_choice,
+    check_number,
     error_for,
     is_finite,
     is_int,
@@ -80,6 +81,7 @@ from ._units import (
     name_list,
     show_value,
     text_of,
+    unknown_fault,
 )
 
 __all__ = ["EXECUTION_FACTORS", "NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES",
@@ -203,7 +205,10 @@ class Runtime:
         channel bit-reversed, its parts on the channels after it; 0: the parts bit-reversed)
         and ``"net_round_rule"`` (the p2p schedule, and across nodes the rounds sharing a
         base: 0 a node's, node then local deltas; 1 a schedule group's, group deltas then
-        local ones; 2 as 1, one node a single group). See
+        local ones; 2 as 1, one node a single group); ``"drain_hbm_share"`` (the share of
+        the chip's datasheet HBM bandwidth at which a receiver copies a Simple part's last
+        chunk out of its connection buffer: an ASSUMPTION with its own source,
+        :func:`analysis._runtime_cost.p2p_drain`). See
         :func:`analysis._runtime_cost.p2p_protocol`,
         :func:`analysis._runtime_cost.p2p_batches`, :func:`analysis._runtime_cost.p2p_schedule`.
     search : dict
@@ -222,7 +227,9 @@ class Runtime:
         ``"round16"`` (traffic per channel rounded up to 16 B rather than floored at
         ``min_traffic``).
     sources : tuple of (str, str)
-        Field name -> its source.
+        Field name -> its source; ``"field.key"`` -> the source of one key of a table whose
+        source is its own (``"p2p.drain_hbm_share"``: an assumption, not the table's code
+        reading).
     version : str
         The library release whose constants these are (NCCL: ``"2.30.7"`` for
         ``"nccl"``; ``"nccl@2.21.5"`` carries 2.21.5's, see :func:`runtime`).
@@ -273,6 +280,11 @@ class Runtime:
                             "channel-split table (split, with its 'rule')")
         _check_split(self.name, self.split)
         _check_tables(self)
+        if isinstance(self.p2p, dict) and "drain_hbm_share" in self.p2p:
+            # the drain divides by it: 0 was a ZeroDivisionError, nan a silent nan time
+            check_number("drain_hbm_share", self.p2p["drain_hbm_share"], strict=True,
+                         tail=f" (a share of its chip's HBM bandwidth, in the p2p table of "
+                              f"runtime {show_value(self.name)})")
 
     def __hash__(self):
         return hash(self.name)
@@ -303,7 +315,7 @@ class Runtime:
                     (_NVLS_UNITS if field == "nvls" else _P2P_UNITS).get(
                         key[0] if isinstance(key, tuple) else key, unit))
                 out.append(Parameter(f"{self.name}.{field}.{k}", value, u,
-                                     src.get(field, "")))
+                                     src.get(f"{field}.{k}", src.get(field, ""))))
         if self.max_channels:
             out.append(Parameter(f"{self.name}.max_channels", self.max_channels, "",
                                  src.get("max_channels", "")))
@@ -526,7 +538,7 @@ _NCCL = Runtime(
          ("chunk", "pci"): 131072, "net_chunk_ratio_arm_blackwell": 2,
          "net_bw_per_channel": 14e9, "work_per_batch": 8, "ll_rule": 2, "net_peer_rule": 1,
          "batch_rule": 2, "net_ll_buffers": 0, "reverse_rounds": 1, "net_round_rule": 2,
-         "simple_slices": 1, "direct_unregistered": 0},
+         "simple_slices": 1, "direct_unregistered": 0, "drain_hbm_share": 1.0},
     search={("nvlink_bw", "hopper"): 20.6e9, ("nvlink_bw", "blackwell"): 40.1e9,
             ("intra_speeds", "hopper"): tuple(x * GBS for x in (
                 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0)),
@@ -698,9 +710,8 @@ _NCCL = Runtime(
          "path the receiver copies a chunk into the user's buffer only once all of it is "
          "written, so each part's last chunk (min(part, p2pChunkSize / simple_slices)) is "
          "copied out after the bytes (analysis._runtime_cost.p2p_drain: the busiest receiver's, "
-         "from peers of its node, read and written once at the chip's HBM bandwidth, an "
-         "ASSUMPTION, not a bound: no copy rate of a thread block is sourced, and the chunk "
-         "just written may still be in the receiver's L2, whose rate is not sourced either); "
+         "from peers of its node, read and written once at drain_hbm_share of the chip's HBM "
+         "bandwidth, an ASSUMPTION with its own source); "
          "the direct path without "
          "registered buffers (direct_unregistered 1, 2.18-2.22: a peer of the same process, "
          "'P2P/direct pointer', the sender writes into the user's buffer: no copy-out; "
@@ -734,6 +745,15 @@ _NCCL = Runtime(
          "P2P_PER_CHANNEL_NET_BW 14)) (net_peer_rule 1); the least over peers, pow2Up; across "
          "nodes halved while it x divUp(nRanks, NCCL_MAX_DEV_WORK_P2P_PER_BATCH 8) > "
          "p2pnChannels, in one node at most p2pnChannels")),
+        ("p2p.drain_hbm_share", ("ASSUMPTION (no copy rate of a thread block is sourced): "
+         "a receiver copies each Simple part's last chunk out of its connection buffer "
+         "(analysis._runtime_cost.p2p_drain), reading and writing it once at this share of "
+         "its chip's datasheet HBM bandwidth (fabric.ChipSpec.hbm_bandwidth, the chip's own "
+         "Parameter with its source, e.g. h100 3.35 TB/s from NVIDIA's H100 SXM5 datasheet, "
+         "b200 8 TB/s); 1: the whole datasheet rate. Not a bound: the chunk the peer has just "
+         "written may still be in the receiver's L2, whose rate is not sourced either; NVIDIA's "
+         "collector's all-to-all at 1 and 16 MiB (ai-dynamo/aiconfigurator nccl_perf, NCCL "
+         "2.29.2) stays slower than the model with it")),
         ("search", ("NVIDIA/nccl v2.30.7-1 src/graph/topo.h SM90_NVLINK_BW 20.6, SM100_NVLINK_BW "
          "40.1 GB/s per NVLink (40.0 in 2.25-2.27, 20.0 for SM90 in 2.18); src/graph/search.cc "
          "sm90SpeedArrayIntra / sm100SpeedArrayIntra (the ring search's speeds, GB/s per channel), "
@@ -1776,8 +1796,7 @@ def runtime(name, version=None, date=None):
         if key != "nccl":
             raise SpecError(f"only the nccl runtime takes a version, not {show_value(name)}")
         return _nccl_version(version)
-    try:
-        return RUNTIMES[key]
-    except KeyError:
-        raise SpecError(f"unknown runtime {show_value(name)}; known: "
-                         + ", ".join(sorted(RUNTIMES)) + " (nccl also as nccl@<version>)") from None
+    if key not in RUNTIMES:     # the name as given (key is its part before '@')
+        raise SpecError(unknown_fault(name, "runtime", RUNTIMES,
+                                      " (nccl also as nccl@<version>)"))
+    return RUNTIMES[key]

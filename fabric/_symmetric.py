@@ -107,11 +107,11 @@ class SymmetricHeap:
 
 
 def _hbm_regions(regions):
-    """``({chip: its own HBM region}, {chip: names of its HBM regions})`` (the second for
-    chips of several, none named ``<chip>.hbm``): :func:`fabric._address.owned_regions`."""
+    """``({chip: its own HBM region}, {chip: its HBM regions})`` (the second for chips of
+    several, none named ``<chip>.hbm``): :func:`fabric._address.owned_regions`."""
     own, several = owned_regions(regions, "hbm")
     return ({o: regions[i] for o, i in own.items()},
-            {o: [regions[i].name for i in ix] for o, ix in several.items()})
+            {o: [regions[i] for i in ix] for o, ix in several.items()})
 
 
 def heap_findings(heap, fabric, regions):

@@ -81,10 +81,10 @@ from ._domains import DomainLimits, Grant, Window
 from ._errors import SpecError
 from ._plan import AddressPlan
 from ._symmetric import SymmetricHeap
-from ._units import is_int, kind_error, parse_address, parse_size, show_value
+from ._units import is_int, kind_error, parse_address, parse_size, show_value, unknown_fault
 
-#: Floats hold every whole number below this (2**53); a TOML float address or size at or
-#: above it may already be another number.
+#: Floats hold every whole number below this (2**53); a TOML float size at or above it may
+#: already be another number (a float address is refused by its kind).
 _FLOAT_EXACT = float(2**53)
 
 __all__ = ["System", "load_system", "read_system"]
@@ -156,12 +156,16 @@ def _kind(table, key):
     if key == "owners":
         return (lambda v: isinstance(v, list) and all(isinstance(o, str) for o in v),
                 "a list of names", None)
-    if key in _ADDRESSES or key in _SIZES:
-        # an address is decimal or hex, a size decimal with an optional unit (parse_size
-        # refuses hex); TOML reads a number as an int or a float
-        forms = "'0x4000_0000'" if key in _ADDRESSES else "'16PiB'"
+    if key in _ADDRESSES:
+        # an address is decimal or hex text or an integer: a TOML float is of the wrong kind,
+        # as parse_address's (session 38: '4096.0' was read, exact below 2**53)
+        return ((lambda v: isinstance(v, (int, str)) and not isinstance(v, bool)),
+                "an integer or a string such as '0x4000_0000'", "'0x4000_0000'")
+    if key in _SIZES:
+        # a size is decimal with an optional unit (parse_size refuses hex); TOML reads a
+        # number as an int or a float (a size is a real number of bytes)
         return ((lambda v: isinstance(v, (int, float, str)) and not isinstance(v, bool)),
-                f"an integer or a string such as {forms}", forms)
+                "an integer or a string such as '16PiB'", "'16PiB'")
     raise LookupError(f"no kind for the system-file field {key!r}")    # a key _KEYS added
 
 
@@ -236,8 +240,7 @@ class _Reader:
             return None, where
         unknown = sorted(set(data) - _KEYS[table])
         if unknown:
-            self.bad(where, f"[{table}] has unknown keys {show_value(unknown)}; known: "
-                     f"{sorted(_KEYS[table])}")
+            self.bad(where, f"[{table}]: " + unknown_fault(unknown, "keys", _KEYS[table]))
         missing = [k for k in required if k not in data]
         if missing:
             self.bad(where, f"[{table}] needs {', '.join(missing)}")
@@ -358,7 +361,7 @@ def read_system(text, path="<string>", *, build):
                         "topology = \"<preset or spec>\"")
     unknown = sorted(set(doc) - set(_KEYS))
     if unknown:
-        r.bad(f"{path}", f"unknown tables {show_value(unknown)}; known: {sorted(_KEYS)}")
+        r.bad(f"{path}", unknown_fault(unknown, "tables", _KEYS))
     sys_fields, _ = r.fields("system", system, required=("topology",))
     if not isinstance(system["topology"], str):
         raise SpecError(f"{sysw}: topology must be a string naming a preset or spec (e.g. "
@@ -429,9 +432,8 @@ def read_system(text, path="<string>", *, build):
                 for chip, ov in chips_doc.items():
                     unknown = sorted(set(ov) - {"offset", "size"})
                     if unknown:
-                        r.bad(where, f"[heap.chips.{chip}] has unknown keys "
-                                     f"{show_value(unknown)}; known: "
-                              "['offset', 'size']")
+                        r.bad(where, f"[heap.chips.{chip}]: "
+                              + unknown_fault(unknown, "keys", ("offset", "size")))
                     o = {k: r.value("heap", k, v, where) for k, v in ov.items()
                          if k in ("offset", "size")}
                     chips[chip] = {k: v for k, v in o.items() if v is not None}

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from ._errors import SpecError
 from ._params import Parameter
 from ._schema import CARRIES, bandwidth_fault, latency_fault
-from ._units import check_choice, kind_error, show_value, text_of
+from ._units import check_choice, kind_error, lookup, text_of
 
 __all__ = ["TECHNOLOGIES", "LinkTech", "link_tech"]
 
@@ -143,8 +143,4 @@ def link_tech(name):
         return name
     if not isinstance(name, str):       # was "unknown link technology None" (chip_spec's twin)
         raise kind_error(name, "link technology", "a technology's name or a fabric.LinkTech")
-    try:
-        return TECHNOLOGIES[name]
-    except KeyError:
-        raise SpecError(f"unknown link technology {show_value(name)}; known: "
-                        + ", ".join(sorted(TECHNOLOGIES))) from None
+    return lookup(TECHNOLOGIES, name, "link technology")

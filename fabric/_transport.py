@@ -42,11 +42,11 @@ import math
 
 import numpy as np
 
-from ._errors import RoutingError, SpecError
+from ._errors import RoutingError
 from ._fabric_arg import fabric_arg
 from ._params import Parameter
 from ._tech import TECHNOLOGIES
-from ._units import check_choice, check_count, check_number, flag_of, show_value, text_of
+from ._units import check_choice, check_count, check_number, flag_of, lookup, text_of
 
 __all__ = ["NATIVE", "TRANSPORTS", "Transport", "loadstore_domains", "loadstore_reaches", "reach",
            "sends_messages", "transport", "transports_for"]
@@ -241,11 +241,7 @@ def transport(name):
     """
     if isinstance(name, Transport):
         return name
-    try:            # a name's kind first (a TypeError: STYLE's rule for a choice), then the set
-        return TRANSPORTS[text_of(name, "transport")]
-    except KeyError:
-        raise SpecError(f"unknown transport {show_value(name)}; known: "
-                         + ", ".join(sorted(TRANSPORTS))) from None
+    return lookup(TRANSPORTS, name, "transport")
 
 
 # -- which transport reaches: the one rule ------------------------------------------------
@@ -271,14 +267,12 @@ def transport_arg(transport):
     """
     if transport is None or isinstance(transport, Transport):
         return transport
-    name = text_of(transport, "transport")      # a kind first (a TypeError), then the set
-    if name == NATIVE:
+    if text_of(transport, "transport") == NATIVE:   # a kind first (a TypeError), then the set
         return None
-    if name not in TRANSPORTS:
-        raise SpecError(f"unknown transport {show_value(transport)}; known: "
-                        f"{', '.join(sorted(TRANSPORTS))}, or {NATIVE} (each step its own, "
-                        f"the default)")
-    return name
+    # transport()'s lookup and sentence, naming native too
+    lookup(TRANSPORTS, transport, "transport", tail=f", or {NATIVE} (each step its own, the "
+           "default)")
+    return transport
 
 
 def _edge_carries(fabric):
@@ -464,7 +458,7 @@ def reach(fabric, src, dst):
     ('loadstore', 'rdma')
     """
     fabric = fabric_arg(fabric)
-    a, b = fabric.node(src), fabric.node(dst)
+    a, b = fabric.node(src, "src"), fabric.node(dst, "dst")
     idx = fabric.node_index
     s, d = idx[a], idx[b]
     if loadstore_reaches(fabric, [s], [d])[0]:

@@ -409,7 +409,9 @@ def parse_address(value):
     Parameters
     ----------
     value : str or int
-        A byte address: text as above, or an integer (a whole float below 2**53 too).
+        A byte address: text as above, or an integer (Python's or numpy's). A float is of
+        the wrong kind (STYLE's rule, as :func:`fabric._address.validate_address`): an
+        address is whole, and a float holds whole numbers only below 2**53.
 
     Returns
     -------
@@ -419,31 +421,25 @@ def parse_address(value):
     Raises
     ------
     TypeError
-        For a value that is neither text nor a number (a bool included).
+        For a value that is neither text nor an integer (a float, a bool, None).
     ValueError
-        For text that does not read, a negative address, a number that is not whole, or a
-        float from 2**53 (no longer exact).
+        For text that does not read, or a negative address.
 
     Examples
     --------
     >>> parse_address("0x1_0000")
     65536
+    >>> parse_address(4096.0)
+    Traceback (most recent call last):
+    ...
+    TypeError: address must be an integer or text such as '0x4000_0000', got 4096.0 (a float)
     """
-    if is_bool(value):
-        raise kind_error(value, "address", _ADDRESS_KINDS)
     if isinstance(value, str):
         address = parse_integer(value, "address", hex=True, grouping=True, signed=True)
+    elif is_int(value):
+        address = int(value)
     else:
-        try:
-            address = int(value)
-        except (TypeError, ValueError, OverflowError):
-            raise kind_error(value, "address", _ADDRESS_KINDS) from None
-        if address != value:
-            raise ValueError(f"address must be a whole number, got {show_value(value)}")
-        if is_float(value) and not abs(value) < 2**53:
-            # 2.0**54 + 1 is 2.0**54: the float no longer says which address was meant
-            raise ValueError(f"address {show_value(value)} is a float, exact only below 2**53; "
-                             "give an int or a string such as '0x40_0000_0000_0001'")
+        raise kind_error(value, "address", _ADDRESS_KINDS)
     if address < 0:
         raise ValueError(f"address must be non-negative, got {show_value(value)}")
     return address
@@ -698,8 +694,8 @@ def check_choice(value, what, choices, *, optional=False):
     ``what``: its kind first (:func:`text_of`'s TypeError: ``5`` or a list is no name), then
     the set, a SpecError (a ValueError) "``what`` must be one of a, b, c, got value".
     ``optional``: None passes too, and the message says so. The one choice check of the
-    packages; a lookup of a registry by name (a chip, a runtime, a model: an open table)
-    says "unknown ...; known: ..." instead.
+    packages; a lookup of a registry by name (a chip, a runtime, a model: an open table) is
+    :func:`lookup`'s, "unknown ...; known: ..." (:func:`unknown_fault`).
 
     >>> check_choice("ring", "connect", ("full", "ring"))
     'ring'
@@ -716,9 +712,73 @@ def check_choice(value, what, choices, *, optional=False):
     """
     if text_of(value, what, optional=optional) is None or value in choices:
         return value
+    raise SpecError(choice_fault(value, what, choices, optional=optional))
+
+
+def one_of(choices, optional=False):
+    """The one spelling of a set of choices in a message, "one of a, b, c": the choices in
+    their order (a set's sorted; each by ``str``: numbers too). ``optional``: None passes
+    too ("or None"), or the word given for an absent value (``"unset"``: a file's key left
+    out). :func:`choice_fault`'s, and a rule's where a fault list has its own form ("has
+    carries 'x'; it must be one of ...", a count's rule).
+
+    >>> one_of({"ring", "full"}), one_of((1, 2, 4), optional="unset")
+    ('one of full, ring', 'one of 1, 2, 4 or unset')
+    """
     names = sorted(choices) if isinstance(choices, (set, frozenset)) else choices
-    raise SpecError(f"{what} must be one of {', '.join(names)}{' or None' if optional else ''}, "
-                    f"got {show_value(value)}")
+    absent = f" or {'None' if optional is True else optional}" if optional else ""
+    return f"one of {', '.join(map(str, names))}{absent}"
+
+
+def choice_fault(value, what, choices, *, optional=False):
+    """The one sentence refusing ``value`` where one of ``choices`` goes: "``what`` must be
+    one of a, b, c, got value" (:func:`one_of`, ``optional`` as there), the value by
+    :func:`show_value`. :func:`check_choice` raises it; a list of faults (a plan's, a
+    file's) holds it, after what it belongs to ("region 'r' [...]: ").
+
+    >>> choice_fault("star", "connect", ("full", "ring"))
+    "connect must be one of full, ring, got 'star'"
+    >>> choice_fault(5, "ways", (1, 2, 4), optional="unset")
+    'ways must be one of 1, 2, 4 or unset, got 5'
+    """
+    return f"{what} must be {one_of(choices, optional)}, got {show_value(value)}"
+
+
+def unknown_fault(name, what, known, tail=""):
+    """The one sentence for a name an open table does not hold (a registry by name: a chip,
+    a runtime, a model, a traffic pattern, a report's sections): "unknown ``what`` 'd';
+    known: a, b, c``tail``", the table's names SORTED (a registry's order is the order its
+    entries were written in; ``"none"`` for an empty one), the name by :func:`show_value`
+    (several unknown names: their list). :func:`lookup` raises it as a SpecError; a caller
+    with a context says it before (``"router_limit: " + ...``), a further choice after
+    (``tail``: ", or native (...)"). A choice from a closed set is :func:`choice_fault`'s.
+
+    >>> unknown_fault("b400", "chip", {"h100": 1, "b200": 2})
+    "unknown chip 'b400'; known: b200, h100"
+    >>> unknown_fault(["x"], "families", ("torus", "fattree"), tail=" (see --help)")
+    "unknown families ['x']; known: fattree, torus (see --help)"
+    """
+    names = ", ".join(sorted(map(str, known))) or "none"
+    return f"unknown {what} {show_value(name)}; known: {names}{tail}"
+
+
+def lookup(table, name, what, *, tail=""):
+    """``table[name]`` where ``name`` must name an entry of the open table ``table`` (a
+    mapping: a registry): its kind first (:func:`text_of`'s TypeError: ``5`` or None is no
+    name), then a SpecError in :func:`unknown_fault`'s sentence. The one lookup by name of
+    the packages (:func:`check_choice` of a choice from a closed set).
+
+    >>> lookup({"rdma": 1, "loadstore": 2}, "rdma", "transport")
+    1
+    >>> lookup({"rdma": 1, "loadstore": 2}, "pigeon", "transport")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: unknown transport 'pigeon'; known: loadstore, rdma
+    """
+    try:
+        return table[text_of(name, what)]
+    except KeyError:
+        raise SpecError(unknown_fault(name, what, table, tail)) from None
 
 
 def is_int(x):
@@ -897,18 +957,19 @@ def error_for(value, message, error=SpecError):
     return error(message) if is_real(value) else TypeError(f"{message} ({kind_of(value)})")
 
 
-def check_number(name, value, minimum=0, unit="", *, strict=False, tail="", rule=None):
+def check_number(name, value, minimum=0, unit="", *, strict=False, tail=""):
     """``value`` as a float if it is a finite real number (:func:`is_finite`) >= ``minimum``
-    (> with ``strict``), else an error naming it: "``name`` must be ``rule````tail``, got
-    ``name``=value", ``rule`` by default "a finite number >= ``minimum````unit``" (a caller
-    whose quantity has its own words says them, as :func:`check_count`'s callers do: "a
-    number of rows per group >= 0"; ``minimum`` and ``strict`` still decide), a TypeError
-    for a value of another kind (a bool, a string, None: STYLE's rule, as
-    :func:`check_count`'s; session 32), a SpecError for a number out of range (nan, inf, an
-    int beyond a float's range, below ``minimum``). A float, so that a numpy float16 or
-    float32 (or a Fraction) computes as the number it is. The packages' one check of a number
-    (:func:`check_fraction` of one in a range; :func:`check_count` of a count): the decode,
-    serving and speculative models', traffic's, the GEMM and MLA tables'.
+    (> with ``strict``; any finite number with ``minimum=None``), else an error naming it:
+    "``name`` must be a finite number >= ``minimum````unit````tail``, got ``name``=value",
+    the rule's words derived from ``minimum``, ``strict`` and ``unit`` (" rows per group",
+    " seconds": what is counted), so they cannot disagree with the test (session 38: four
+    callers wrote them out, "a finite number of bytes > 0"); a TypeError for a value of
+    another kind (a bool, a string, None: STYLE's rule, as :func:`check_count`'s; session
+    32), a SpecError for a number out of range (nan, inf, an int beyond a float's range,
+    below ``minimum``). A float, so that a numpy float16 or float32 (or a Fraction) computes
+    as the number it is. The packages' one check of a number (:func:`check_fraction` of one
+    in a range; :func:`check_count` of a count): the decode, serving and speculative
+    models', traffic's, the GEMM and MLA tables'.
 
     >>> check_number("launch", 2, unit=" seconds"), check_number("x", 1.5, 1, strict=True)
     (2.0, 1.5)
@@ -920,15 +981,16 @@ def check_number(name, value, minimum=0, unit="", *, strict=False, tail="", rule
     Traceback (most recent call last):
     ...
     TypeError: skew must be a finite number >= 0, got skew=True (a bool)
-    >>> check_number("rows", float("inf"), rule="a number of rows per group >= 0")
+    >>> check_number("base", float("inf"), None)
     Traceback (most recent call last):
     ...
-    fabric.SpecError: rows must be a number of rows per group >= 0, got rows=inf
+    fabric.SpecError: base must be a finite number, got base=inf
     """
-    if not (is_finite(value) and (value > minimum if strict else value >= minimum)):
-        if rule is None:
-            rule = f"a finite number {'>' if strict else '>='} {minimum}{unit}"
-        raise error_for(value, f"{name} must be {rule}{tail}, got {name}={show_value(value)}")
+    if not (is_finite(value) and (minimum is None or (value > minimum if strict
+                                                      else value >= minimum))):
+        bound = "" if minimum is None else f" {'>' if strict else '>='} {minimum}"
+        raise error_for(value, f"{name} must be a finite number{bound}{unit}{tail}, got "
+                               f"{name}={show_value(value)}")
     return float(value)
 
 

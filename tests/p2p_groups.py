@@ -191,7 +191,8 @@ def p2p_drain_brute(rt, view, pairs):
     its Simple parts' last chunks out of its buffer after the bytes, pair by pair (session 37;
     the model's ``analysis._runtime_cost.p2p_drain``): each message from a peer of the
     receiver's node that the model plans Simple, ``min(bytes, channels x p2pChunkSize)``, the
-    column's sum at most over receivers, read and written once at the chip's HBM bandwidth."""
+    column's sum at most over receivers, read and written once at the runtime's share
+    (``drain_hbm_share``) of the chip's HBM bandwidth."""
     from analysis._runtime_cost import p2p_channels, p2p_protocol
 
     chunk = p2p_channels(rt, view)[3]
@@ -205,4 +206,5 @@ def p2p_drain_brute(rt, view, pairs):
                 got += min(pairs[i, j], ch * chunk) if proto == "Simple" else 0.0
         most = max(most, got)
     chip = view.fabric.chip
-    return 2 * most / chip.hbm_bandwidth if chip is not None else 0.0
+    share = rt.p2p["drain_hbm_share"]
+    return 2 * most / (chip.hbm_bandwidth * share) if chip is not None else 0.0

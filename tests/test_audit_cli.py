@@ -104,7 +104,7 @@ BAD = [
     (["cost", "dgx-h100", "--op", "all-reduce", "--size", "1GiB:1KiB:x2"], "STOP is below"),
     (["cost", "dgx-h100", "--op", "all-reduce", "--size", "1KiB:1GiB:+0"], "increment"),
     (["cost", "dgx-h100", "--op", "all-reduce", "--size", "1KiB:"], "1KiB:"),
-    (["cost", "dgx-h100", "--op", "bogus", "--size", "1KiB"], "op='bogus'"),
+    (["cost", "dgx-h100", "--op", "bogus", "--size", "1KiB"], "unknown collective operation 'bogus'"),
     (["cost", "dgx-h100", "--op=", "--size", "1KiB"], "--op needs at least one"),  # was exit 3
     (["cost", "dgx-h100", "--op", "all-reduce", "--size", "1KiB", "--ranks="],
      "ranks must name at least one rank"),  # was exit 3 (a plain ValueError)
@@ -190,7 +190,7 @@ BAD = [
     (["scaling", "--jobs", "0", "--out", "unused"], "--jobs"),
     (["report", "bogus", "--out", "unused"], "unknown topology family or preset 'bogus'"),
     (["figures", "--out", "/nonexistent-dir/x", "--quiet"], "/nonexistent-dir does not exist"),  # was made
-    (["report", "sd200-ultra", "--ops", "bogus", "--out", "unused"], "op='bogus'"),
+    (["report", "sd200-ultra", "--ops", "bogus", "--out", "unused"], "unknown collective operation 'bogus'"),
     (["report", "sd200-ultra", "--sizes", "0", "--out", "unused"], "> 0 bytes"),
 ]
 

@@ -71,7 +71,8 @@ def _with(table, key, value):
 
 CASES = [
     ("regions", "size", -1, "size: a size is >= 0 bytes, got -1"),
-    ("regions", "base", math.nan, "base = nan: is not a finite number"),
+    ("regions", "base", math.nan, ("base must be an integer or a string such as '0x4000_0000', "
+                                   "got nan (a float)")),     # an address's kind (session 38)
     ("regions", "owner", "chip999", "owner 'chip999' is nobody"),
     ("interleave", "granularity", "1.5KiB", "interleave granularity must be a power of two"),
     ("interleave", "size", "0", "size 0 must be > 0"),
@@ -85,7 +86,8 @@ CASES = [
     # "offset = 'inf': cannot read size 'inf'")
     ("address", "width", 1e300, "width must be an integer, got 1e+300 (a float)"),
     # kind_error's text since session 34, without the reader's 'width = 1e+300: ' (session 35)
-    ("address", "layout", "é", "layout must be one of ('owner-bits', 'packed', 'explicit')"),
+    ("address", "layout", "é", "layout must be one of owner-bits, packed, explicit, got 'é'"),
+    # choice_fault's sentence, check_choice's (session 38; was the tuple's repr, 'layout=é')
 ]
 
 

@@ -180,7 +180,7 @@ def test_numpy_counts_answer_as_the_ints_they_equal():
     (lambda: pull_rounds(4096, 0, 16), "^threads must be an integer >= 1"),
     (lambda: schedule("all-gather", "bruck", 2**63), r"^p=9223372036854775808 ranks is more"),
     (lambda: grouped_gemm_rate("b200", "fp4", HUGE),
-     "^rows must be a finite number of rows per group >= 0"),
+     "^rows must be a finite number >= 0 rows per group"),   # check_number's words, s38
     (lambda: mla_generation_time("b200", 32, 512, 64, 2, HUGE, 2047),
      "^batch must be a finite number >= 0"),
 ])

@@ -79,9 +79,10 @@ def test_fabric_numbers_by_check_number():
     with pytest.raises(fabric.SpecError, match=r"^hbm_bandwidth must be a finite number > 0 B/s "
                                                r"\(chip 'h100'\), got hbm_bandwidth=0$"):
         dataclasses.replace(fabric.chip_spec("h100"), hbm_bandwidth=0)
-    with pytest.raises(fabric.SpecError, match=r"^rows must be a number of rows >= 0, got "
+    # (session 38: the rule's words derived from minimum and unit, rule= gone)
+    with pytest.raises(fabric.SpecError, match=r"^rows must be a finite number >= 0 rows, got "
                                                r"rows=nan$"):
-        check_number("rows", float("nan"), rule="a number of rows >= 0")
+        check_number("rows", float("nan"), 0, " rows")
 
 
 def test_analysis_choices_and_numbers_one_form():
@@ -119,7 +120,7 @@ def test_gemm_rows_finite(m):
     import analysis
     # _gemm_measured._check_rows asked is_real: m=inf answered None ('nothing measured') and
     # 10**400 raised a bare "OverflowError: int too large to convert to float" (OLDER-B-9)
-    with pytest.raises(fabric.SpecError, match=r"^m must be a finite number of rows >= 1, got "):
+    with pytest.raises(fabric.SpecError, match=r"^m must be a finite number >= 1 rows, got "):
         analysis.trtllm_gemm_time("b200", "bf16", m, 7168, 2048)
 
 
@@ -128,8 +129,8 @@ def test_measured_tables_one_number_check():
     from analysis._gemm import MEASURED_MOE_SHAPE
     # the GEMM and MLA readers wrote check_number's test out, each in its own words ("rows
     # per group must be a number >= 0, got inf", "isl must be a number of tokens >= 1")
-    with pytest.raises(fabric.SpecError, match=r"^rows must be a finite number of rows per "
-                                               r"group >= 0, got rows=-1$"):
+    with pytest.raises(fabric.SpecError, match=r"^rows must be a finite number >= 0 rows per "
+                                               r"group, got rows=-1$"):
         analysis.grouped_gemm_efficiency("hopper", "fp8", -1)
     with pytest.raises(fabric.SpecError, match=r"^isl must be a finite number >= 1 tokens, "
                                                r"got isl=0$"):

@@ -423,7 +423,7 @@ def test_all_to_allv_matrix():
     ({"nbytes": -4096}, ValueError, "nbytes=-4096"),
     ({"nbytes": math.nan}, ValueError, "finite"),
     ({"nbytes": True}, TypeError, "number of bytes"),
-    ({"op": "all-shuffle"}, SpecError, "unknown collective operation op='all-shuffle'"),
+    ({"op": "all-shuffle"}, SpecError, "unknown collective operation 'all-shuffle'"),
     ({"algorithm": "quantum"}, SpecError, "unknown algorithm 'quantum'"),
     ({"ranks": [0, 1, 99]}, NodeError, "rank 99 is out of range"),
     ({"ranks": [0, 1, 1]}, NodeError, "twice"),

@@ -176,7 +176,7 @@ def test_bad_tables_are_refused_by_name():
     k = exchange_kernel("one-sided")
     with pytest.raises(ValueError, match="cycles must be a \\(dispatch, combine\\) pair"):
         dataclasses.replace(k, cycles=({"claim_cycles": 125},))
-    with pytest.raises(ValueError, match="unknown cycle count 'clam_cycles' in the dispatch's"):
+    with pytest.raises(ValueError, match="the dispatch's cycles: unknown cycle count 'clam_cycles'"):
         k.with_cycles(0, clam_cycles=125)
     # session 38: a list is a wrong kind (a TypeError, STYLE)
     with pytest.raises(TypeError, match="the combine's cycles must be \\(name, cycles\\) pairs"):

@@ -127,7 +127,8 @@ def test_engine_collective_checks_its_engine_and_chip():
     from analysis._decode import engine_collective
 
     assert engine_collective("trtllm", "b200").__name__ == "trtllm_all_reduce"
-    with pytest.raises(SpecError, match=r"^engine must be None or one of .*got 'trtlm'$"):
+    with pytest.raises(SpecError, match=r"^engine must be one of sglang, trtllm, vllm or None, "
+                                        r"got 'trtlm'$"):
         engine_collective("trtlm", "b200")
     with pytest.raises(SpecError, match=r"^unknown chip 'b2OO'"):
         engine_collective("trtllm", "b2OO")

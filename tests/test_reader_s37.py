@@ -29,7 +29,7 @@ def no_report(monkeypatch):
 
 
 @pytest.mark.parametrize("names, error, said", [
-    (["nope"], SpecError, r"^unknown figure\(s\) \['nope'\]; known: topology-sd200-ultra, "),
+    (["nope"], SpecError, r"^unknown figure\(s\) \['nope'\]; known: collective-all-reduce, "),
     (["topology-nvl72"], SpecError, r"^unknown figure\(s\) \['topology-nvl72'\]"),
     ("latency", TypeError, r"^names must be a sequence of figure names, got 'latency' \(a str\)"),
     ({"latency"}, TypeError, r"^names must be a sequence of figure names, got \{'latency'\}"),
@@ -157,9 +157,9 @@ def test_records_and_lookups_refuse_a_wrong_kind_by_name():
          r"^each of links must be a \(node, node\) pair, got 'ab' \(a str\)$"),
         (lambda: Failures(ranks=5), TypeError, r"^ranks must be a mapping, got 5 \(an int\)$"),
         (lambda: Failures(lanes=[(("a", "b"), 0)]), SpecError, r"^failed lanes must be an "),
-        (lambda: f.router.link_name(-1), fabric.NodeError,
-         r"^k must be an integer in \[0, 8\), got k=-1$"),
-        (lambda: f.router.link_name("x"), TypeError, r"^k must be an integer in \[0, 8\), "),
+        (lambda: f.router.link_name(-1), fabric.SpecError,     # (session 38: was NodeError)
+         r"^k must be a link index in \[0, 8\) \(the router's directed links\), got k=-1$"),
+        (lambda: f.router.link_name("x"), TypeError, r"^k must be a link index in \[0, 8\) "),
         (lambda: error_findings("x"), TypeError,
          r"^findings must be a sequence of Finding records, got 'x' \(a str\)$"),
         (lambda: error_findings([5]), TypeError, r"^each of findings must be a fabric.Finding"),

@@ -117,5 +117,6 @@ def test_prefill_compute_is_the_parts_at_the_rule_by_hand(isl, tp, model, system
 
 
 def test_unknown_part_is_named():
-    with pytest.raises(SpecError, match="part must be 'scores' or one of"):
+    with pytest.raises(SpecError, match="part must be one of attention, ffn, router, experts, "
+                                        "head, scores, got 'mtp'"):
         analysis.prefill_gemm_efficiency(chip_spec("h200"), "fp8", "mtp")

@@ -126,7 +126,10 @@ def test_the_sweeps_pass_their_decode_engine():
 @pytest.mark.parametrize("bad", ["tensorrt", "", 3, ["trtllm"]])
 def test_a_bad_engine_is_refused(bad):
     from fabric import SpecError
-    with pytest.raises(SpecError, match="engine must be None or one of"):
+    # check_choice's two errors (session 38): a name of the wrong kind, then the set
+    error, said = (SpecError, "one of sglang, trtllm, vllm or None, got") if \
+        isinstance(bad, str) else (TypeError, "a str or None, got")
+    with pytest.raises(error, match=f"^engine must be {said}"):
         analysis.prefill_time("deepseek-r1-nvfp4", topologies.build(B200), isl=1024,
                               layout="tp=1,dp=8", engine=bad)
 

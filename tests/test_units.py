@@ -73,7 +73,8 @@ def test_parse_address(text, expected):
 
 @pytest.mark.parametrize("bad, exc", [("banana", ValueError), ("-1", ValueError),
                                       ("0o10", ValueError), ("0b1", ValueError),  # lead, s19
-                                      (-5, ValueError), (True, TypeError), (1.5, ValueError)])
+                                      (-5, ValueError), (True, TypeError), (1.5, TypeError),
+                                      (4096.0, TypeError)])     # a float: the wrong kind, s38
 def test_parse_address_refuses(bad, exc):
     with pytest.raises(exc):
         parse_address(bad)

@@ -44,7 +44,7 @@ fabric.SpecError: 'fattree:k=7': fat-tree k must be even and >= 2, got k=7
 """
 
 from fabric import Fabric, SpecError
-from fabric._units import is_numeral, kind_error, show_value, text_of
+from fabric._units import is_numeral, kind_error, show_value, text_of, unknown_fault
 
 from ._clos import fat_tree, leaf_spine, rail_optimized
 from ._hypermesh import hypermesh, mesh, torus
@@ -162,8 +162,7 @@ def parse_spec(spec):
             hint = ("; a system file (.toml) is not a spec: it is read by "
                     "topologies.load_system, and in the CLI by check, translate, route and "
                     "latency")
-        raise SpecError(f"unknown topology family or preset {show_value(family)}{hint}; known: "
-                        + ", ".join(known))
+        raise SpecError(unknown_fault(family, "topology family or preset", known, hint))
     _, positional, options = FAMILIES[family]
     kwargs = {}
     items = [i.strip() for i in rest.split(",")] if rest.strip() else []
