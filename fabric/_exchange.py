@@ -1878,6 +1878,7 @@ class ExchangeKernel:
         if not self.send_grid:
             return 0
         experts = check_count(experts, "experts", 1)
+        tokens = check_count(tokens, "tokens", 0)
         sms = check_count(sms, "sms", 0, "an integer >= 0 (the device's SMs; 0: not known)")
         if self.send_grid_sms and sms:
             per_block = -(-experts // sms)
@@ -1891,7 +1892,7 @@ class ExchangeKernel:
                                 "its code sets the grid from the device's SMs, which this "
                                 "chip does not carry (ChipSpec.sms 0)")
         blocks = -(-experts // per_block)
-        return -(-int(tokens) // blocks) - 1
+        return max(-(-tokens // blocks) - 1, 0)
 
     def receive_reduce(self, experts, k, tokens, hidden):
         """(pass, copy) steps of the combine's receive sum on its block with the most tokens

@@ -115,3 +115,14 @@ def test_a_slot_tables_key_of_another_kind_is_a_type_error():
         with pytest.raises(TypeError, match=f"^{part} must be "):
             dataclasses.replace(k, late_pulls=(bad,))
     assert dataclasses.replace(k, late_pulls=(ok,)).late_pulls == (ok,)
+
+
+@pytest.mark.parametrize("bad, error", [(-5, SpecError), (1.5, TypeError), (True, TypeError),
+                                        (None, TypeError), (float("nan"), TypeError)])
+def test_send_waves_checks_its_tokens(bad, error):
+    """W-2 (session 38's whole-diff read): tokens was read unchecked (-5 gave -1 waves, 1.5 and
+    True 0, None / nan bare errors); 0 tokens send no later wave."""
+    k = exchange_kernel("deepep-low-latency")
+    with pytest.raises(error, match=r"^tokens must be an integer >= 0, got tokens="):
+        k.send_waves(256, bad)
+    assert (k.send_waves(256, 0), k.send_waves(256, 128), k.send_waves(256, 300)) == (0, 1, 3)
