@@ -101,9 +101,8 @@ from fabric._units import (
     check_count,
     check_number,
     flag_of,
-    is_finite,
+    is_int,
     is_real,
-    kind_error,
     sequence_of,
     show_value,
 )
@@ -321,17 +320,13 @@ def read_nbytes(nbytes):
     the limit of :func:`fabric.access`). A fractional size above one byte is read as given."""
     if isinstance(nbytes, str):
         nbytes = parse_size(nbytes)
-    if not is_real(nbytes):
-        raise kind_error(nbytes, "nbytes", "a number of bytes")
-    if type(nbytes).__module__ == "numpy":
-        nbytes = nbytes.item()      # np.float16: comparing it with MAX_BYTES overflows, warning
-    if not is_finite(nbytes) or nbytes <= 0:      # 10**400: no OverflowError
-        raise ValueError(f"nbytes must be a finite size > 0 bytes, got nbytes={show_value(nbytes)}")
-    if nbytes < 1:
-        raise ValueError(f"nbytes must be at least 1 byte (a size in bytes: no collective "
-                         f"moves part of one), got nbytes={show_value(nbytes)}")
-    _check_max_bytes(nbytes, "nbytes")
-    return float(nbytes)
+    # the number's one check (a float: np.float16 compared with MAX_BYTES overflowed)
+    size = check_number("nbytes", nbytes, 0, " bytes", strict=True)
+    if size < 1:
+        raise SpecError(f"nbytes must be at least 1 byte (a size in bytes: no collective "
+                        f"moves part of one), got nbytes={show_value(nbytes)}")
+    _check_max_bytes(nbytes if is_int(nbytes) else size, "nbytes")   # 2**63 - 1 exactly
+    return size
 
 
 def _check_max_bytes(nbytes, what):
@@ -744,7 +739,7 @@ def applicable_algorithms(fabric, op, ranks=None, transport=None, traffic=None):
     M = _traffic_arg(op, traffic, p, "traffic")
     if M is not None:
         if _is_empty(op, traffic, M):
-            raise ValueError("the traffic matrix moves no bytes between distinct ranks")
+            raise SpecError("the traffic matrix moves no bytes between distinct ranks")
         M = M / _traffic_total(M)
     out = {}
     for a in ALGORITHMS[op]:
@@ -812,7 +807,7 @@ def _traffic_total(M):
     """The total of a traffic matrix that moves bytes between ranks: at least 1 byte."""
     n = float(M.sum())
     if n < 1:
-        raise ValueError(f"the traffic matrix moves {n:.3g} bytes in all; at least 1 byte "
+        raise SpecError(f"the traffic matrix moves {n:.3g} bytes in all; at least 1 byte "
                          "(a matrix in bytes: no collective moves part of one)")
     return n
 
@@ -931,7 +926,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         A transport the fabric cannot carry for this group, or ranks the failures split
         into groups with no path between them (an island or a chip cut off alone), named,
         under every runtime and even when no byte would cross.
-    ValueError, TypeError
+    SpecError, TypeError
         A size that is not a number of bytes >= 1 (or 0, above) or is above 2**63 - 1 (an
         int64); an unknown transport or runtime.
 
@@ -1378,7 +1373,7 @@ class _GroupView:
         6.0
         """
         if algorithm not in ("ring", "multi-ring"):
-            raise ValueError(f"ring_hops: {algorithm!r} is not a ring schedule")
+            raise SpecError(f"ring_hops: {algorithm!r} is not a ring schedule")
         key = ("ring-hops", algorithm, self.idx.tobytes())
         c = fabric_memo(self.fabric, __name__)
         if key not in c:
@@ -1593,7 +1588,7 @@ def communicator_channels(fabric, ranks=None, runtime="nccl"):
     fabric = fabric_arg(fabric)
     rt = get_runtime(runtime)
     if rt.name.split("@")[0] != "nccl":
-        raise ValueError(f"communicator_channels: {rt.name!r} is not an NCCL release "
+        raise SpecError(f"communicator_channels: {rt.name!r} is not an NCCL release "
                          "(runtime 'nccl' or 'nccl@<version>')")
     nodes, idx = resolve_ranks(fabric, ranks)   # refuses ranks the failures split
     view = _GroupView(fabric, "all-reduce", nodes, idx, None, None, True)

@@ -2475,24 +2475,39 @@ def collective_algorithms(algorithm, *, names=True):
     an algorithm's name, or a mapping from operation names to one each. A mapping's keys are
     read as operation names (:func:`analysis.normalize_op`: ``{"allreduce": "ring"}`` reaches
     the all-reduce, which looks itself up as ``"all-reduce"``; a misspelt operation is
-    refused) and come back as a dict; with ``names`` (the library prices the collectives)
-    each algorithm is spelled as :func:`analysis.cost` reads it
-    (:func:`analysis.normalize_algorithm`), else a caller's own collective gets its names as
-    given.
+    refused) and come back as a dict. With ``names`` (the library prices the collectives)
+    each algorithm is read as :func:`analysis.cost` reads it (:func:`analysis.normalize_algorithm`)
+    and must be ``"auto"`` or one of :data:`analysis.ALGORITHMS`: a mapping's for its
+    operation (:func:`analysis.schedule`'s refusal, as cost's), a single name for some
+    operation (each collective it is used for checks it there); even where the step prices
+    no collective it names. Else a caller's own collective gets its names as given.
 
     >>> collective_algorithms({"AllReduce": "Tree"}), collective_algorithms("AUTO")
     ({'all-reduce': 'double-binary-tree'}, 'auto')
     """
     if not isinstance(algorithm, Mapping):
-        return normalize_algorithm(algorithm) if names else algorithm
+        return _known_algorithm(normalize_algorithm(algorithm)) if names else algorithm
     out = {}
     for op, name in algorithm.items():
         key = normalize_op(op)
         if key in out:
             raise SpecError(f"algorithm: {show_value(op)} names the {key} a second time "
                             f"(keys {show_value(list(algorithm))})")
-        out[key] = normalize_algorithm(name) if names else name
+        out[key] = _known_algorithm(normalize_algorithm(name), key) if names else name
     return out
+
+
+def _known_algorithm(name, op=None):
+    """``name`` (spelled) if it is ``"auto"`` or an algorithm of ``op`` (None: of any
+    operation), else the refusal analysis.cost gives."""
+    from ._schedules import ALGORITHMS, schedule
+
+    every = {a for algs in ALGORITHMS.values() for a in algs}
+    if name == "auto" or name in (ALGORITHMS[op] if op is not None else every):
+        return name
+    if op is not None:
+        schedule(op, name, 1)               # its NotApplicableError or SpecError
+    raise SpecError(unknown_fault(name, "algorithm", {"auto", *every}))
 
 
 def _default_collective(fabric, op, nbytes, *, algorithm, ranks, transport, **kw):
@@ -2551,7 +2566,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     algorithm : str or dict
         Collective algorithm, passed to the collectives model (``"auto"``: the
         fastest); a dict maps ``"all-reduce"``, ``"all-to-all"`` and ``"all-to-allv"``
-        to one each.
+        to one each (its keys read as operation names, :func:`collective_algorithms`).
     skew : float
         Zipf exponent of expert popularity (0: uniform routing).
     overlap : float in [0, 1] or ``"two-batch"``
@@ -3666,7 +3681,8 @@ def collective_seconds(fabric, op, nbytes, positions, *, collective=None, algori
         ``collective(fabric, op, nbytes, algorithm=, ranks=, transport=[, runtime=])``
         returning an object with ``.time``; default ``analysis.cost``.
     algorithm : str or dict
-        An algorithm, or a mapping from operation names to one (``"auto"`` for the rest).
+        An algorithm, or a mapping from operation names to one (``"auto"`` for the rest;
+        :func:`collective_algorithms` reads its keys).
     transport, runtime : optional
         Passed on (``runtime`` only when given).
 

@@ -28,6 +28,7 @@ Examples
 
 import math
 
+from fabric import RoutingError, SpecError
 from fabric._fabric_arg import fabric_arg
 from fabric._schema import bandwidth_fault, latency_fault
 from fabric._units import check_choice, check_count, check_number
@@ -80,7 +81,7 @@ def scale_links(f, bandwidth=1.0, latency=1.0):
         for key, factor, fault in (("bandwidth", bandwidth, bandwidth_fault),
                                    ("latency", latency, latency_fault)):
             if fault(d[key]):
-                raise ValueError(f"{key} x{factor:.4g} makes link {u}-{v}'s {key} "
+                raise SpecError(f"{key} x{factor:.4g} makes link {u}-{v}'s {key} "
                                  f"{d[key]!r}; {fault(d[key])}")
     nx.freeze(G)
     parts = [f"bandwidth x{bandwidth:.4g}"] * (bandwidth != 1.0) + \
@@ -112,7 +113,7 @@ def equalize(f, target, basis="cost", book="street-2026"):
 
     Raises
     ------
-    ValueError
+    fabric.SpecError
         If the basis is unknown, the target not positive, or no positive factor
         reaches it (the fixed part alone exceeds the target, or the network's
         cost does not depend on link bandwidth).
@@ -134,10 +135,10 @@ def equalize(f, target, basis="cost", book="street-2026"):
     c2 = _per_chip(scale_links(f, 2.0), basis, book)
     slope = c2 - c1
     if not slope > 0:
-        raise ValueError(f"{f.name}: its network {basis} does not grow with link bandwidth")
+        raise SpecError(f"{f.name}: its network {basis} does not grow with link bandwidth")
     s = 1.0 + (target - c1) / slope
     if not s > 0:
-        raise ValueError(f"{f.name}: its fixed network {basis} per chip ({c1 - slope:.4g}) "
+        raise SpecError(f"{f.name}: its fixed network {basis} per chip ({c1 - slope:.4g}) "
                          f"is above the target {target:.4g}")
     g = scale_links(f, s)
     got = _per_chip(g, basis, book)
@@ -186,6 +187,8 @@ def best_decode_layout(model, f, *, batch, context, tps=None, ep=None, **options
         a size or ``ep`` not an integer.
     fabric.SpecError
         ``ep`` outside 1..chips, a size outside 1..``ep`` or not dividing it.
+    fabric.RoutingError
+        Every chip of ``f`` cut off from every other (``ep`` not given).
 
     Examples
     --------
@@ -195,7 +198,6 @@ def best_decode_layout(model, f, *, batch, context, tps=None, ep=None, **options
     >>> min(t for _, t in tried) == step.time
     True
     """
-    from fabric import SpecError
     from fabric._units import sequence_of
 
     from ._decode import decode_step
@@ -205,7 +207,7 @@ def best_decode_layout(model, f, *, batch, context, tps=None, ep=None, **options
     if ep is None:
         n = f.n_endpoints - len(f.failures.cut_off)
         if n < 1:
-            raise ValueError(f"{f.name}: every chip is cut off from every other chip; "
+            raise RoutingError(f"{f.name}: every chip is cut off from every other chip; "
                              "no layout can use one")
     else:       # one check: a wrong kind a TypeError, out of 1..chips a SpecError (a ValueError)
         n = check_count(ep, "ep", 1, f"an integer number of chips in [1, {f.n_endpoints}]",

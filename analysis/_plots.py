@@ -79,7 +79,6 @@ _ALGORITHMS = ("ring", "double-binary-tree", "binomial", "recursive-doubling",
 _MARKERS = "os^Dv<>Px*hH8pd"
 
 
-@contextlib.contextmanager
 def system_colors(systems):
     """Within the block, system ``i`` of ``systems`` is drawn in colour ``i`` of the palette.
 
@@ -93,6 +92,12 @@ def system_colors(systems):
     systems : sequence of str
         The systems' names, in the order of the palette's colours.
 
+    Returns
+    -------
+    context manager
+        Checked when it is called (a TypeError for a set, one name, or a name that is not a
+        str), not when its ``with`` block is entered.
+
     Examples
     --------
     >>> with system_colors(["a", "b"]):
@@ -100,9 +105,15 @@ def system_colors(systems):
     True
     """
     # a sequence of names: a set gave each system a colour by its hash (another colour from
-    # one PYTHONHASHSEED to the next), one name was read letter by letter
+    # one PYTHONHASHSEED to the next), one name was read letter by letter; checked at the
+    # call, as paper_style's (a wrong kind was raised only when the block was entered)
     systems = [text_of(n, f"systems[{i}]")
                for i, n in enumerate(sequence_of(systems, "systems", "system names"))]
+    return _system_colors(systems)
+
+
+@contextlib.contextmanager
+def _system_colors(systems):
     old = dict(_SYSTEM_COLORS)
     pal = _palette()
     _SYSTEM_COLORS.clear()

@@ -2041,16 +2041,7 @@ def _p2p_plan_array(rt, view, nbytes, kind, channels=None):
         ch = _p2p_parts(nmin, nmax, np.where(ll, ll_lo, lo), np.where(ll, ll_hi, hi), b)
         return ll, ch, np.where(ll, b, 0).astype(np.int64)
     if q["ll_rule"] == 0:
-        # calcP2pChunkSize: nChannelsMin doubled while the chunk exceeds the largest part
-        ch = np.full(b.shape, nmin, dtype=np.int64)
-        size = np.maximum(lo, -(-b // ch))
-        while True:
-            grow = (size > hi) & (ch <= nmax // 2)
-            if not grow.any():
-                break
-            ch = np.where(grow, ch * 2, ch)
-            size = np.where(grow, -(-b // ch), size)
-        size = -(-size // lo) * lo
+        ch, size = _p2p_chunk_parts(nmin, nmax, lo, hi, b)
         ll = (size <= thr) | (b <= thr)
         tail = b % np.where(size > 0, size, 1)
         ll_bytes = np.where(ll, b, np.where((tail > 0) & (tail <= thr), tail, 0))
@@ -2143,6 +2134,32 @@ def _sorted_distinct(x):
             return uniq, np.searchsorted(uniq, x)
     uniq, where = np.unique(x, return_inverse=True)
     return uniq, where.ravel()
+
+
+def _p2p_chunk_parts(nmin, nmax, lo, hi, nbytes):
+    """Before 2.22, NCCL's channels and part size for p2p messages of ``nbytes`` (an array of
+    whole bytes; ``src/enqueue.cc`` ``calcP2pChunkSize``, v2.18.3-1 .. v2.21.5-1):
+    ``nChannelsMin`` doubled while ``divUp(bytes, channels)`` exceeds the largest part
+    ``hi``, up to ``nChannelsMax``, the part at least the smallest ``lo`` and rounded up to
+    it; the message is cut into parts of that size, the last one the rest. Returns
+    ``(channels, part)``.
+
+    >>> import numpy as np
+    >>> [a.tolist() for a in _p2p_chunk_parts(2, 8, 65536, 1 << 24, np.array([3 << 20, 1024]))]
+    [[2, 2], [1572864, 65536]]
+    """
+    import numpy as np
+
+    b = nbytes
+    ch = np.full(b.shape, nmin, dtype=np.int64)
+    size = np.maximum(lo, -(-b // ch))
+    while True:
+        grow = (size > hi) & (ch <= nmax // 2)
+        if not grow.any():
+            break
+        ch = np.where(grow, ch * 2, ch)
+        size = np.where(grow, -(-b // ch), size)
+    return ch, -(-size // lo) * lo
 
 
 def _p2p_parts(nmin, nmax, lo, hi, nbytes):
@@ -2613,7 +2630,6 @@ def p2p_drain(rt, view, op, n):
     if chip is None or view.p < 2:
         return 0.0
     q = rt.p2p
-    chunk = p2p_channels(rt, view)[3] / q["simple_slices"]
     # ranks k N .. k N + N - 1 share a process; before 2.23 their messages went direct
     shared = view.process_devices if q["direct_unregistered"] else 1
     proc = np.arange(view.p) // shared
@@ -2627,7 +2643,7 @@ def p2p_drain(rt, view, op, n):
         sizes, kind = np.array([float(n)]), np.array([0 if view.n_nodes > 1 else 1])
     values, kinds, (_ll, channels, ll_bytes), index = _p2p_plans(rt, view, sizes, kind)
     simple = values - np.minimum(ll_bytes, values)
-    each = np.where(kinds == 1, np.minimum(simple, channels * chunk), 0.0)[index]
+    each = np.where(kinds == 1, _p2p_last_slices(rt, view, values, simple, channels), 0.0)[index]
     if op == "all-to-allv":
         if shared > 1:
             each = np.where(proc[:, None] == proc[None, :], 0.0, each)
@@ -2648,6 +2664,53 @@ def p2p_drain(rt, view, op, n):
         # nccl-tests' ring of messages: one from another process, unless one holds them all
         most = float(each[0]) if proc[-1] != proc[0] else 0.0
     return 2.0 * most / (chip.hbm_bandwidth * q["drain_hbm_share"])
+
+
+def _p2p_last_slices(rt, view, nbytes, simple, channels):
+    """Bytes of the last slice of each Simple part of p2p messages, summed over the message's
+    parts: what :func:`p2p_drain` copies out after the bytes. ``nbytes``: each message's whole
+    bytes, ``simple`` its Simple bytes (all, none, or before 2.22 all but an LL tail),
+    ``channels`` its parts (:func:`_p2p_plan_array`). A part is copied out one slice at a time
+    (``runRecv``'s loop, ``ProtoSimple<1, 1>``: a slice of ``p2pChunkSize /
+    rt.p2p["simple_slices"]``), each slice once it is written, so the earlier slices' copies
+    overlap the next writes and only the last slice, ``part - slice x floor((part - 1) /
+    slice)``, follows the part's last byte. The parts: from 2.22 ``ncclP2pPartBounds``
+    (``src/include/device.h``): ``alignUp(divUp(bytes, parts), rt.p2p["part_align"])`` each,
+    the last the rest; before (``part_align`` 0) ``calcP2pChunkSize``'s size
+    (:func:`_p2p_chunk_parts`), the last the rest. Arrays of bytes (int64, Python integers or
+    floats: an all-to-all's n / p need not be whole); returns floats.
+
+    >>> import fabric, numpy as np, topologies
+    >>> from analysis._collectives import _GroupView, resolve_ranks
+    >>> f = topologies.build("dgx-h100")
+    >>> nodes, idx = resolve_ranks(f, ["chip0", "chip1"])
+    >>> view = _GroupView(f, "send-recv", nodes, idx, None, None, True)
+    >>> b = np.array([3 << 20, 2 << 20, 100_000])   # parts of 768 KiB, 512 KiB, 28,672 B
+    >>> _p2p_last_slices(fabric.runtime("nccl"), view, b, b, np.array([4, 4, 4])).tolist()
+    [1048576.0, 2097152.0, 100000.0]
+    """
+    import numpy as np
+
+    q = rt.p2p
+    _p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
+    piece = chunk // q["simple_slices"]
+    if q["part_align"]:
+        a = q["part_align"]
+        per = -(-simple // channels)
+        full = -(-per // a) * a
+    else:
+        lo, hi = _p2p_part_bounds(view, chunk)
+        full = _p2p_chunk_parts(nmin, nmax, lo, hi, nbytes)[1]
+    # in floats: a message's bytes are the model's (an all-to-all's n / p), not always whole
+    full = np.maximum(np.asarray(full, dtype=float), 1.0)
+    simple = np.asarray(simple, dtype=float)
+    whole = simple // full
+    rest = simple - whole * full
+
+    def last(x):
+        return np.where(x > 0, x - piece * np.maximum(np.ceil(x / piece) - 1, 0), 0.0)
+
+    return whole * last(full) + last(rest)
 
 
 def _p2p(rt, view, op, n, algorithm, ops=1):

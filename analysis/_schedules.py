@@ -65,7 +65,7 @@ from fabric import Grid, NodeError, SpecError
 from fabric._arrays import check_length, traffic_values
 from fabric._fabric_arg import fabric_arg
 from fabric._failures import require_joined
-from fabric._units import check_count, sequence_of, show_value
+from fabric._units import check_count, sequence_of, show_value, unknown_fault
 
 from ._closed_form import normalize_algorithm, normalize_op
 
@@ -123,7 +123,7 @@ def register_algorithm(name, builder):
 
     Raises
     ------
-    ValueError
+    SpecError
         For a name :data:`ALGORITHMS` does not list (nothing is registered).
 
     Examples
@@ -131,10 +131,10 @@ def register_algorithm(name, builder):
     >>> register_algorithm("my-ring", lambda op, p, fabric, nodes: ((), None))
     Traceback (most recent call last):
     ...
-    ValueError: register 'my-ring' in ALGORITHMS first
+    fabric.SpecError: register 'my-ring' in ALGORITHMS first
     """
     if not any(name in algs for algs in ALGORITHMS.values()):
-        raise ValueError(f"register {show_value(name)} in ALGORITHMS first")
+        raise SpecError(f"register {show_value(name)} in ALGORITHMS first")
     _REGISTERED[name] = builder
 
 
@@ -826,13 +826,13 @@ def _hierarchical(op, p, fabric, nodes):
 
 def _traffic(traffic, p):
     if traffic is None:
-        raise ValueError("all-to-allv needs a traffic matrix (bytes, rank x rank)")
+        raise SpecError("all-to-allv needs a traffic matrix (bytes, rank x rank)")
     M = traffic_values(traffic, p, f"traffic must be an all-to-allv traffic matrix ({p} x {p} "
                                    "bytes)", "traffic")
     off = M.copy()
     np.fill_diagonal(off, 0.0)
     if off.sum() <= 0:
-        raise ValueError("the traffic matrix moves no bytes between distinct ranks")
+        raise SpecError("the traffic matrix moves no bytes between distinct ranks")
     return M
 
 
@@ -884,8 +884,7 @@ def schedule(op, algorithm, p, *, fabric=None, nodes=None, traffic=None):
         if algorithm in every:
             raise NotApplicableError(f"{algorithm} is not an algorithm for {op}; for {op} use "
                                      + ", ".join(known))
-        raise SpecError(f"unknown algorithm {show_value(algorithm)}; for {op} use auto, "
-                        + ", ".join(known))
+        raise SpecError(f"{op}: " + unknown_fault(algorithm, "algorithm", ("auto", *known)))
     M = _traffic(traffic, p) if op == "all-to-allv" else None
     if p == 1:
         return Schedule(op=op, algorithm=algorithm, p=1, steps=())
@@ -898,7 +897,7 @@ def schedule(op, algorithm, p, *, fabric=None, nodes=None, traffic=None):
         nodes = (tuple(fabric.endpoints) if nodes is None else
                  resolve_ranks(fabric, nodes, "nodes")[0])
         if len(nodes) != p:
-            raise ValueError(f"nodes must list p={p} chips, got {len(nodes)}")
+            raise SpecError(f"nodes must list p={p} chips, got {len(nodes)}")
     if algorithm == "ring":
         steps = _ring(op, p, _host_groups(fabric, nodes))
     elif algorithm == "recursive-doubling":

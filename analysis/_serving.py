@@ -353,8 +353,9 @@ TIERS = ("own-hyperscaler", "own-neocloud", "rent-3yr")
 
 # Chip presets (fabric.CHIPS) priced by the TCO table, and named products priced as a
 # whole (the nvl72 and gb200-nvl72 presets stand for a GB200 NVL72 rack, gb300-nvl72 for a
-# GB300 NVL72 rack, each priced as one).
-_CHIP_TCO = {"h100": "H100", "h200": "H200", "b200": "B200"}
+# GB300 NVL72 rack, each priced as one). b300 was missing (the chip came after this table):
+# hgx-b300 was priced at the cost book's H100-era node price and ignored the tier.
+_CHIP_TCO = {"h100": "H100", "h200": "H200", "b200": "B200", "b300": "B300"}
 _SYSTEM_TCO = {"nvl72": "GB200 NVL72", "gb200-nvl72": "GB200 NVL72",
                "gb300-nvl72": "GB300 NVL72"}
 
@@ -1226,7 +1227,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     (True, 0.06)
     >>> q = prefill_time("kimi-k2", f, isl=8192, layout="tp=8", efficiency=0.4)
     >>> q.compute > q.weights, round(q.total, 3)
-    (True, 0.086)
+    (True, 0.085)
     """
     unknown = sorted(set(cost_kwargs) - _PASS_COST_KEYWORDS)
     if unknown:
@@ -3482,9 +3483,10 @@ def single_user_speed(model, fabric, *, isl=1024, osl=1024, layouts=None,
     >>> s.limiter in s.shares, abs(sum(s.shares.values()) - s.tpot) < 1e-12
     (True, True)
     """
-    if kwargs.get("micro_batches", 1) != 1:
+    # its kind first (a str was a SpecError quoting it whole, 5 KB)
+    if check_count(kwargs.get("micro_batches", 1), "micro_batches", 1) != 1:
         raise SpecError(f"one user's step cannot be split into micro_batches="
-                        f"{kwargs['micro_batches']!r}; single-user speed runs micro_batches=1")
+                        f"{kwargs['micro_batches']}; single-user speed runs micro_batches=1")
     fr = serving_frontier(model, fabric, isl=isl, osl=osl, batches=(1,), layouts=layouts,
                           speculative=speculative, keep_all=True, **kwargs)
     best = max(fr.all_points, key=lambda p: (p.tokens_per_s_user, p.tokens_per_s_gpu))

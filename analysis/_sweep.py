@@ -36,6 +36,7 @@ import concurrent.futures
 import itertools
 from collections.abc import Mapping
 
+from fabric import SpecError
 from fabric._units import check_count, kind_error, sequence_of, show_value
 
 from ._progress import Progress
@@ -58,7 +59,7 @@ def parameter_grid(**axes):
 
     Raises
     ------
-    ValueError
+    fabric.SpecError
         If an axis is empty.
     TypeError
         If an axis is not a sequence of values (a string is refused: say ``["x"]`` for one
@@ -74,7 +75,7 @@ def parameter_grid(**axes):
     for name in names:
         vals = sequence_of(axes[name], f"axis {show_value(name)}", "values")  # wrong kind: TypeError
         if not vals:
-            raise ValueError(f"axis {show_value(name)} has no values")
+            raise SpecError(f"axis {show_value(name)} has no values")
         values.append(vals)
     return [dict(zip(names, combo)) for combo in itertools.product(*values)]
 

@@ -56,7 +56,7 @@ import dataclasses
 import numpy as np
 import scipy.sparse as sp
 
-from fabric import FabricError, Grid
+from fabric import FabricError, Grid, SpecError
 from fabric._arrays import traffic_values
 from fabric._fabric_arg import fabric_arg
 from fabric._units import check_choice, check_count, check_number
@@ -100,7 +100,7 @@ def _as_matrix(fabric, matrix):
     n = fabric.n_endpoints
     if isinstance(matrix, TrafficMatrix):
         if matrix.n != n:
-            raise ValueError(f"traffic is for {matrix.n} ranks, {fabric.name} has {n}")
+            raise SpecError(f"traffic is for {matrix.n} ranks, {fabric.name} has {n}")
         return matrix.dense()
     M = traffic_values(matrix, n,
                        f"matrix must be a traffic matrix ({n} x {n} bytes for {fabric.name})",
@@ -138,7 +138,7 @@ def throughput(fabric, matrix, *, max_variables=None, method="auto"):
 
     Raises
     ------
-    ValueError
+    SpecError
         For a wrong matrix, a matrix with no traffic, or a problem above ``max_variables``.
     FabricError
         If HiGHS reports the LP infeasible or fails (a pair with demand has no path).
@@ -162,7 +162,7 @@ def throughput(fabric, matrix, *, max_variables=None, method="auto"):
     if uniform and method in ("auto", "symmetric") and _link_orbits(fabric) is not None:
         return _symmetric(fabric, matrix.fill)
     if method == "symmetric":
-        raise ValueError(f"method='symmetric' needs uniform all-to-all traffic on an intact "
+        raise SpecError(f"method='symmetric' needs uniform all-to-all traffic on an intact "
                          f"grid of rings and fully connected lines or a switched fabric; "
                          f"{fabric.name} with "
                          f"{getattr(matrix, 'name', 'this matrix')} does not qualify")
@@ -170,7 +170,7 @@ def throughput(fabric, matrix, *, max_variables=None, method="auto"):
     limit = max_variables if max_variables is not None else (
         _LP_MAX_VARIABLES if method == "lp" else None)
     if limit is not None and p.nvar > limit:
-        raise ValueError(f"throughput LP for {fabric.name} would have {p.nvar} variables "
+        raise SpecError(f"throughput LP for {fabric.name} would have {p.nvar} variables "
                          f"({p.C} commodities x {p.Lc} links), above max_variables={limit}")
     if method == "paths" or (method == "auto" and p.nvar > _AUTO_PATHS_ABOVE):
         k, core_flow, nvar, ncons = _column_generation(fabric, p)
@@ -257,14 +257,14 @@ def _core_problem(fabric, matrix):
     n = fabric.n_endpoints
     if uniform:
         if matrix.n != n:
-            raise ValueError(f"traffic is for {matrix.n} ranks, {fabric.name} has {n}")
+            raise SpecError(f"traffic is for {matrix.n} ranks, {fabric.name} has {n}")
         M = None
         if not (matrix.fill > 0 and n > 1):
-            raise ValueError("the traffic matrix carries no bytes")
+            raise SpecError("the traffic matrix carries no bytes")
     else:
         M = _as_matrix(fabric, matrix)
         if not M.any():
-            raise ValueError("the traffic matrix carries no bytes")
+            raise SpecError("the traffic matrix carries no bytes")
     # first: a degraded fabric may have no links left to scale by
     _check_connected(fabric, M)
     r = fabric.router

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._arrays import number_array
+from ._arrays import integer_array, number_array
 from ._errors import AddressMapError
 from ._params import Parameter
 from ._units import (
@@ -204,11 +204,9 @@ def whole_numbers(values, what, rule="integers >= 0", *, high=None, exc=AddressM
             or values is None:
         return check_count(values, what, 0, rule.replace("integers", "an integer"), below=high,
                            error=exc)
-    a = number_array(values, what)
+    a = integer_array(values, what, rule)
     if a.size == 0:
-        return a.astype(np.int64)
-    if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
-        raise TypeError(f"{what} must be {rule}, got an array of dtype {a.dtype}")
+        return a
     lo, hi = a.min(), a.max()
     if lo < 0:
         raise exc(f"{what} must be {rule}, got {what}={int(lo)}")
@@ -685,11 +683,10 @@ def as_address_array(addresses, width, exc, what="address"):
     """``addresses`` as an int64 array of addresses in ``[0, 2**width)``: a TypeError unless
     its dtype is an integer one (an empty array of any dtype is no address), an ``exc``
     naming the first address out of range (STYLE's rule, as :func:`validate_address`)."""
-    a = number_array(addresses, what)
-    if a.dtype == object or not (np.issubdtype(a.dtype, np.integer) or a.size == 0):
-        raise TypeError(f"{what}es must be an integer array, got dtype {a.dtype}")
+    # a bool in a sequence named by its position ('address[1]=True'), then the dtype
+    a = integer_array(number_array(addresses, what), f"{what}es")
     if a.size == 0:
-        return a.astype(np.int64)
+        return a
     if a.dtype == np.uint64:
         big = a >= np.uint64(1 << width)
         if big.any():

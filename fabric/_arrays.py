@@ -65,6 +65,30 @@ def check_length(length, what, itemsize=8):
     return length
 
 
+def integer_array(values, what, due="integers"):
+    """``values`` as an array of integers where integers are due (node indices, ranks,
+    addresses, interleave positions, groups): a sequence holding a bool named by its position
+    (:func:`number_array`), then the array's dtype, a TypeError "``what`` must be ``due``,
+    got an array of dtype d" for bools, floats, text or objects (numpy reads ``[1.5]`` as
+    float64, ``[True]`` as bool). An empty one of any dtype holds no item of a wrong kind: an
+    empty int64 array (session 34). Its range and shape are each caller's own rule. The one
+    check of an array of integers (:func:`real_array` of numbers).
+
+    >>> integer_array([3, 4], "src").tolist(), integer_array([], "src").dtype
+    ([3, 4], dtype('int64'))
+    >>> integer_array(np.array([0.0, 1.0]), "group")
+    Traceback (most recent call last):
+    ...
+    TypeError: group must be integers, got an array of dtype float64
+    """
+    a = number_array(values, what)
+    if a.size == 0:
+        return a.astype(np.int64)
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"{what} must be {due}, got an array of dtype {a.dtype}")
+    return a
+
+
 def real_array(values, name, what, copy=True):
     """``values`` as an array of floats where numbers are due, else a TypeError "``what``, got
     booleans: [...]" (or complex numbers, text, values that are not numbers): numpy would read

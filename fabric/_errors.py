@@ -78,6 +78,12 @@ Decided (session 38):
   or "known"); ``fabric._units.lookup`` is the lookup itself (the name's kind first). A
   context goes before it ("router_limit: ", "no measured peer-load latency: "), a further
   choice after it (", or native (...)").
+- ``check_number``'s ``rule=`` is gone: its words are derived from ``minimum``, ``strict``
+  and ``unit`` (four callers restated them); ``minimum=None`` is any finite number.
+- An array of integers is checked by ``fabric._arrays.integer_array`` (its dtype's one
+  sentence, "x must be integers, got an array of dtype float64").
+- An address is an integer or address text, never a float (lead, board 01:21): parse_address
+  and a system file's address keys refuse one by kind, as validate_address did.
 """
 
 __all__ = [

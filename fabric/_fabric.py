@@ -22,7 +22,7 @@ from functools import cached_property
 import networkx as nx
 import numpy as np
 
-from ._arrays import number_array
+from ._arrays import integer_array, number_array
 from ._chips import ChipSpec, chip_spec
 from ._errors import GraphError, NodeError, SpecError
 from ._fabric_arg import FabricBase, fabric_arg
@@ -74,13 +74,21 @@ def _check_failed(fabric):
     """:class:`GraphError` unless a degraded fabric (``failures`` not empty) carries the fabric
     as built it was made from (``intact``: the degraded grid's bypasses and the bill of
     materials read it; a hand-made copy without one raised a bare AttributeError from the
-    router) and its graph has lost what failed (a failed link or node still in it was
-    routed over). The failed chips are :func:`_check_ranks`'."""
+    router), what failed was part of that fabric, and its graph has lost it (a failed link or
+    node still in it was routed over). The failed chips' ranks are :func:`_check_ranks`'."""
     f = fabric.failures
     if fabric.intact is None:
         raise GraphError(f"failures mark {show_value(fabric.name)} degraded, but intact is "
                          f"None: a degraded copy carries the fabric as built it was made from "
                          f"(fabric.without makes both)")
+    built = fabric.intact.graph       # what failed was part of it (a 'ghost' node was counted)
+    for what, names in (("failures.ranks", f.ranks), ("failures.nodes", f.nodes),
+                        ("failures.links", [n for e in f.links for n in e])):
+        unknown = next((n for n in names if n not in built), None)
+        if unknown is not None:
+            raise GraphError(f"{what} names {show_value(unknown)}, no "
+                             f"{'chip' if what == 'failures.ranks' else 'node'} of the fabric "
+                             f"as built ({fabric.intact.name})")
     G = fabric.graph
     link = next((e for e in f.links if G.has_edge(*e)), None)
     if link is not None:
@@ -269,14 +277,10 @@ class Fabric(FabricBase):
         if self.structure is not None and not isinstance(self.structure, STRUCTURES):
             raise kind_error(self.structure, "structure", f"one of "
                              f"{', '.join(c.__name__ for c in STRUCTURES)} or None")
-        if self.failures.degraded:
-            _check_failed(self)
         if self.intact is not None:
             fabric_arg(self.intact, "intact")
-            unknown = [c for c in self.failures.ranks if c not in self.intact.graph]
-            if unknown:
-                raise GraphError(f"failures.ranks names {show_value(unknown[0])}, no chip of the "
-                                 f"fabric as built ({self.intact.name})")
+        if self.failures.degraded or self.failures.ranks:
+            _check_failed(self)
         if self.address_plan is not None:   # ({} was read as the default plan)
             from ._plan import plan_arg  # (_plan imports this module)
             plan_arg(self.address_plan, "address_plan")
@@ -444,8 +448,7 @@ class Fabric(FabricBase):
                              f"them, got an array of shape {a.shape}")
         if a.size == 0:                     # [] reads as float64: an empty query all the same
             return np.zeros(0, dtype=np.int64)
-        if a.dtype.kind not in "iu":
-            raise TypeError(f"{what} must be node indices (integers), got dtype {a.dtype}")
+        integer_array(a, what, "node indices (integers)")     # its dtype (an ndarray: as is)
         if not isinstance(x, np.ndarray):
             number_array(x, what)           # [0, True]: numpy reads the flag as node 1
         a = np.atleast_1d(a)

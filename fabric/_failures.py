@@ -312,9 +312,10 @@ def _link_pair(fabric, item, what="link"):
 def _names_a_node(fabric, x):
     """Whether ``x`` is the name of a node of ``fabric``, live or failed (not a rank)."""
     try:
-        return x in fabric.graph or x in fabric.failures.nodes
-    except TypeError:           # unhashable: a list of items
-        return False
+        hash(x)
+    except TypeError:           # unhashable: a list of items (a numpy array compared itself
+        return False            # with each failed node: numpy's 'truth value ... ambiguous')
+    return x in fabric.graph or x in fabric.failures.nodes
 
 
 def _one_pair(fabric, x):

@@ -204,7 +204,7 @@ Examples
 import numpy as np
 import scipy.sparse as sp
 
-from ._arrays import number_array, real_array, traffic_values
+from ._arrays import integer_array, real_array, traffic_values
 from ._errors import NodeError, RoutingError, SpecError
 from ._fabric_arg import fabric_arg
 from ._routing_bypass import Bypass, Bypasses
@@ -530,9 +530,7 @@ class Router:
         """
         s, d, w = self._pairs(src, dst, nbytes)
         n_groups = check_count(n_groups, "n_groups", 1)
-        g = number_array(group, "group")       # [0, True]: numpy reads the flag as group 1
-        if g.dtype.kind not in "iu":
-            raise TypeError(f"group must be integers, got dtype {g.dtype}")
+        g = integer_array(group, "group")      # [0, True]: numpy reads the flag as group 1
         g = np.broadcast_to(np.atleast_1d(g).astype(np.int64, copy=False), s.shape) \
             if g.size == 1 else g.astype(np.int64, copy=False)
         if g.shape != s.shape:

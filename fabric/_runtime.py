@@ -208,7 +208,9 @@ class Runtime:
         local ones; 2 as 1, one node a single group); ``"drain_hbm_share"`` (the share of
         the chip's datasheet HBM bandwidth at which a receiver copies a Simple part's last
         chunk out of its connection buffer: an ASSUMPTION with its own source,
-        :func:`analysis._runtime_cost.p2p_drain`). See
+        :func:`analysis._runtime_cost.p2p_drain`) and ``"part_align"`` (bytes a message's
+        parts are aligned to from 2.22, ``ncclP2pPartBounds``; 0 before: ``calcP2pChunkSize``'s
+        parts). See
         :func:`analysis._runtime_cost.p2p_protocol`,
         :func:`analysis._runtime_cost.p2p_batches`, :func:`analysis._runtime_cost.p2p_schedule`.
     search : dict
@@ -405,7 +407,7 @@ def _check_tables(rt):
                             f"'nccl' profile's {field}")
 
 
-_P2P_UNITS = {"ll_threshold": "B", "chunk": "B", "net_bw_per_channel": "B/s",
+_P2P_UNITS = {"ll_threshold": "B", "chunk": "B", "part_align": "B", "net_bw_per_channel": "B/s",
               "nvlink_bw": "B/s", "intra_speeds": "B/s", "dup_below": "B/s",
               "dup_slow_below": "B/s", "min_traffic": "B", "cell": "B", "align": "B",
               "byte_align": "B", "simple_step": "B", "simple_step_arm": "B",
@@ -538,7 +540,8 @@ _NCCL = Runtime(
          ("chunk", "pci"): 131072, "net_chunk_ratio_arm_blackwell": 2,
          "net_bw_per_channel": 14e9, "work_per_batch": 8, "ll_rule": 2, "net_peer_rule": 1,
          "batch_rule": 2, "net_ll_buffers": 0, "reverse_rounds": 1, "net_round_rule": 2,
-         "simple_slices": 1, "direct_unregistered": 0, "drain_hbm_share": 1.0},
+         "simple_slices": 1, "direct_unregistered": 0, "drain_hbm_share": 1.0,
+         "part_align": 4096},
     search={("nvlink_bw", "hopper"): 20.6e9, ("nvlink_bw", "blackwell"): 40.1e9,
             ("intra_speeds", "hopper"): tuple(x * GBS for x in (
                 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0)),
@@ -708,8 +711,13 @@ _NCCL = Runtime(
          "NVLink on Hopper and Blackwell the connection is P2P write (src/graph/paths.cc: P2P "
          "read only between two sm80 GPUs), the Simple buffer the receiver's: without a direct "
          "path the receiver copies a chunk into the user's buffer only once all of it is "
-         "written, so each part's last chunk (min(part, p2pChunkSize / simple_slices)) is "
-         "copied out after the bytes (analysis._runtime_cost.p2p_drain: the busiest receiver's, "
+         "written, so each part's last slice (a slice of p2pChunkSize / simple_slices, "
+         "runRecv's loop over the part; the earlier slices' copies overlap the next writes) is "
+         "copied out after the bytes, the parts from src/include/device.h ncclP2pPartBounds "
+         "(v2.22.3-1 .. v2.30.7-1: alignUp(divUp(bytes, nParts), 4 KiB) each, the last the "
+         "rest: part_align 4096) or before 2.22 from calcP2pChunkSize (part_align 0: parts of "
+         "its size, aligned to minPartSize, the last the rest; src/enqueue.cc v2.18.3-1 .. "
+         "v2.21.5-1) (analysis._runtime_cost.p2p_drain: the busiest receiver's, "
          "from peers of its node, read and written once at drain_hbm_share of the chip's HBM "
          "bandwidth, an ASSUMPTION with its own source); "
          "the direct path without "
@@ -1350,6 +1358,10 @@ _NCCL_HISTORY = {
     # to a P2p primitive, v2.18.3-1 .. v2.22.3-1); from 2.23 only with registered buffers
     # (v2.23.4-1 .. v2.30.7-1: the branch under 'Direct && regFlag')
     ("p2p", "direct_unregistered"): (((2, 18, 3), 1), ((2, 23, 0), 0)),
+    # a message's parts: from 2.22 src/include/device.h ncclP2pPartBounds, alignUp(divUp(bytes,
+    # nParts), 4 KiB) each, the last the rest (part_align); before, calcP2pChunkSize's parts
+    # (0: aligned to minPartSize, src/enqueue.cc v2.18.3-1 .. v2.21.5-1)
+    ("p2p", "part_align"): (((2, 18, 3), 0), ((2, 22, 0), 4096)),
     # the ring graph search's constants (src/graph/search.cc speed arrays, src/graph/topo.h
     # SM90_NVLINK_BW / SM100_NVLINK_BW, connect.cc ncclTopoPostset's second doubling)
     ("search", ("nvlink_bw", "hopper")): (((2, 18, 3), 20.0e9), ((2, 20, 0), 20.6e9)),

@@ -422,8 +422,8 @@ def parse_address(value):
     ------
     TypeError
         For a value that is neither text nor an integer (a float, a bool, None).
-    ValueError
-        For text that does not read, or a negative address.
+    SpecError
+        For text that does not read, or a negative address (a ValueError too).
 
     Examples
     --------
@@ -441,7 +441,7 @@ def parse_address(value):
     else:
         raise kind_error(value, "address", _ADDRESS_KINDS)
     if address < 0:
-        raise ValueError(f"address must be non-negative, got {show_value(value)}")
+        raise SpecError(f"address must be non-negative, got {show_value(value)}")
     return address
 
 
@@ -803,6 +803,11 @@ def int_of(value, what, *, optional=False):
     too. The kind check of a record's integer field, :func:`text_of`'s twin; a range is the
     record's checker's (:func:`check_count` checks the kind and a range at once).
 
+    Two checks on purpose (session 37's F14, decided in session 38): ``int_of`` is a record
+    field's kind at construction, its range the record checker's finding (an address or a
+    size is an exact int: ``10**400`` is "beyond the address width", not check_count's
+    "beyond a float's range"); :func:`check_count` is an argument's kind and range at once.
+
     >>> import numpy as np
     >>> int_of(np.int64(4096), "Region size"), int_of(None, "page_size", optional=True)
     (4096, None)
@@ -907,7 +912,7 @@ def is_float(x):
 
 def _checked(value, name, what):
     """``value`` if it is a finite real number; else a TypeError (:func:`is_real`: a bool is
-    not a quantity) or ValueError (nan has no digits) naming it and the formatter ``name``
+    not a quantity) or SpecError (nan has no digits) naming it and the formatter ``name``
     refusing it. Not :func:`check_number`: a formatter prints any sign, and an int beyond a
     float's range as its digits, exactly (``format_size(2**1100)``)."""
     if not is_real(value):
@@ -920,7 +925,7 @@ def _checked(value, name, what):
     except OverflowError:         # an int or Fraction beyond a float is finite
         finite = True
     if not finite:
-        raise ValueError(f"{name}: {float(value)!r} is not a finite number of {what}")
+        raise SpecError(f"{name}: {float(value)!r} is not a finite number of {what}")
     return value
 
 
@@ -1069,8 +1074,8 @@ def format_size(nbytes, binary=None):
     TypeError
         For an ``nbytes`` that is a bool or not a number, a ``binary`` that is neither a
         bool nor None (``1`` is not read by its truth).
-    ValueError
-        For nan or infinity.
+    SpecError
+        For nan or infinity (a ValueError too).
 
     Examples
     --------
@@ -1122,8 +1127,8 @@ def format_bandwidth(bytes_per_s, all_digits=False):
     ------
     TypeError
         For a value that is a bool or not a number, an ``all_digits`` other than a bool.
-    ValueError
-        For nan or infinity.
+    SpecError
+        For nan or infinity (a ValueError too).
 
     Examples
     --------
@@ -1163,8 +1168,8 @@ def format_time(seconds, all_digits=False):
     TypeError
         For seconds given as a bool or not as a number; for an ``all_digits`` other than
         a bool.
-    ValueError
-        For nan or infinity seconds.
+    SpecError
+        For nan or infinity seconds (a ValueError too).
 
     Examples
     --------
@@ -1177,7 +1182,7 @@ def format_time(seconds, all_digits=False):
     >>> format_time(float("nan"))
     Traceback (most recent call last):
     ...
-    ValueError: format_time: nan is not a finite number of seconds
+    fabric.SpecError: format_time: nan is not a finite number of seconds
     """
     seconds = _checked(seconds, "format_time", "seconds")
     return _format(seconds, _PRINTED_TIME, "s", _flag(all_digits, "format_time"))

@@ -188,22 +188,50 @@ def nccl_busiest_channel(release, p2pn, counts, works):
 
 def p2p_drain_brute(rt, view, pairs):
     """Seconds the busiest receiver of an all-to-allv's ``p x p`` byte matrix ``pairs`` copies
-    its Simple parts' last chunks out of its buffer after the bytes, pair by pair (session 37;
-    the model's ``analysis._runtime_cost.p2p_drain``): each message from a peer of the
-    receiver's node that the model plans Simple, ``min(bytes, channels x p2pChunkSize)``, the
-    column's sum at most over receivers, read and written once at the runtime's share
-    (``drain_hbm_share``) of the chip's HBM bandwidth."""
-    from analysis._runtime_cost import p2p_channels, p2p_protocol
+    its Simple parts' last slices out of its buffer after the bytes, pair by pair and part by
+    part (sessions 37-38; the model's ``analysis._runtime_cost.p2p_drain``): each message from
+    a peer of the receiver's node, its whole bytes less its LL bytes cut into parts as NCCL
+    cuts them (from 2.22 ``ncclP2pPartBounds``: ``alignUp(divUp(bytes, parts), 4 KiB)`` each,
+    ``rt.p2p["part_align"]``; before, ``calcP2pChunkSize``'s size, the loop written out here),
+    each part walked one ``p2pChunkSize`` slice at a time to its last, the column's sum at
+    most over receivers, read and written once at the runtime's share (``drain_hbm_share``)
+    of the chip's HBM bandwidth."""
+    from analysis._runtime_cost import p2p_channels, p2p_ll_bytes, p2p_protocol
 
-    chunk = p2p_channels(rt, view)[3]
+    _p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
+    lo, hi = (chunk // 2, chunk) if view.n_nodes > 1 else (chunk // 8, chunk * 32)
+    align = rt.p2p["part_align"]
     near = view.same_node()
+
+    def last_slices(nbytes, simple, parts):
+        if align:
+            per = -(-simple // parts)
+            size = -(-per // align) * align
+        else:
+            c, size = nmin, max(lo, -(-nbytes // nmin))
+            while size > hi and c <= nmax // 2:
+                c *= 2
+                size = -(-nbytes // c)
+            size = -(-size // lo) * lo
+        total, beg = 0, 0
+        while beg < simple:
+            end = min(beg + size, simple)
+            piece = beg
+            while end - piece > chunk:
+                piece += chunk
+            total += end - piece
+            beg = end
+        return total
+
     most = 0.0
     for j in range(len(pairs)):
         got = 0.0
         for i in range(len(pairs)):
             if i != j and near[i, j]:
-                proto, ch = p2p_protocol(rt, view, pairs[i, j], True)
-                got += min(pairs[i, j], ch * chunk) if proto == "Simple" else 0.0
+                nbytes = float(pairs[i, j])     # the model's bytes (n / p), not rounded
+                _proto, ch = p2p_protocol(rt, view, pairs[i, j], True)
+                simple = nbytes - min(nbytes, p2p_ll_bytes(rt, view, pairs[i, j], True))
+                got += last_slices(nbytes, simple, ch) if simple > 0 else 0.0
         most = max(most, got)
     chip = view.fabric.chip
     share = rt.p2p["drain_hbm_share"]

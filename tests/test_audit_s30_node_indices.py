@@ -61,6 +61,6 @@ def test_a_valid_int64_array_is_returned_as_is():
 def test_bad_single_indices_keep_their_errors():
     assert outcome(N) == (NodeError, f"torus:2x3: src holds node index {N}, outside 0..{N - 1}")
     assert outcome(np.int64(-1)) == (NodeError, "torus:2x3: src holds node index -1, outside 0..5")
-    assert outcome(True)[1] == "src must be node indices (integers), got dtype bool"
-    assert outcome("chip0")[1] == "src must be node indices (integers), got dtype <U5"
+    assert outcome(True)[1] == "src must be node indices (integers), got an array of dtype bool"
+    assert outcome("chip0")[1] == "src must be node indices (integers), got an array of dtype <U5"
     assert outcome(np.array([0, N]))[1] == f"torus:2x3: src holds node index {N}, outside 0..5"

@@ -185,7 +185,8 @@ def test_a_degraded_fabric_carries_its_intact_one_and_has_lost_what_failed():
     """A copy marked degraded by hand (failures given, intact None) was accepted, and the
     degraded grid's router read its intact fabric: a bare AttributeError "'NoneType' object
     has no attribute 'graph'" from route or cost on torus:4x4 without a link and chip3; a
-    failed link or node still in the graph was accepted too."""
+    failed link or node still in the graph was accepted too, and a failed node that was never
+    part of the fabric ('ghost': the copy's name then read 'without 1 node without 1 node')."""
     from fabric import Failures
     g = _degraded("torus:4x4")
     with pytest.raises(fabric.GraphError, match=r"^failures mark 'torus:4x4 without 1 link and "
@@ -193,6 +194,71 @@ def test_a_degraded_fabric_carries_its_intact_one_and_has_lost_what_failed():
         g.replace(intact=None)
     f = topologies.build("switch:4")
     for failures, said in [(Failures(links=(("chip0", "sw0"),)), r"^failed link \('chip0', "),
-                           (Failures(nodes=("sw0",)), r"^failed node 'sw0' is still a node ")]:
+                           (Failures(nodes=("sw0",)), r"^failed node 'sw0' is still a node "),
+                           (Failures(nodes=("ghost",)), (r"^failures\.nodes names 'ghost', no "
+                                                        r"node of the fabric as built")),
+                           (Failures(links=(("chip0", "nope"),)), (r"^failures\.links names "
+                                                                  r"'nope', no node of the"))]:
         with pytest.raises(fabric.GraphError, match=said):
             f.replace(failures=failures, intact=f)
+
+
+def test_a_numpy_array_of_chips_fails_them_on_a_degraded_fabric():
+    """without(chips=np.array([4, 5])) asked whether the array named one node by comparing it
+    with each failed node: on a fabric with failures numpy's 'The truth value of an array with
+    more than one element is ambiguous' (an intact fabric had none to compare with)."""
+    import numpy as np
+    g = _degraded("torus:4x4")
+    assert g.without(chips=np.array([4, 5])).failures.chips == ("chip3", "chip4", "chip5")
+    assert g.without(chips=np.array(["chip4", "chip5"])).name == g.without(chips=[4, 5]).name
+
+
+def test_the_schedule_and_fair_comparison_refusals_are_the_packages_errors():
+    """analysis.schedule and the fair comparison raised bare ValueErrors (the CLI reports any
+    other exception as 'internal error (a bug in cofabric)', exit 3): a node count that is not
+    p, an all-to-allv without a matrix or with no bytes, a link factor that leaves the schema,
+    every chip cut off from every other (a RoutingError, as when ep is given)."""
+    import numpy as np
+
+    import analysis
+    from analysis._schedules import schedule
+    f = _degraded("torus:4x4")
+    g = topologies.build("switch:3,chip=gb200").without(links=[("chip0", "sw0"),
+                                                               ("chip1", "sw0")])
+    for call, error, said in [
+            (lambda: schedule("all-reduce", "ring", 5, fabric=f, nodes=[0, 1, 2]),
+             fabric.SpecError, r"^nodes must list p=5 chips, got 3$"),
+            (lambda: schedule("all-to-allv", "pairwise", 3), fabric.SpecError,
+             r"^all-to-allv needs a traffic matrix"),
+            (lambda: schedule("all-to-allv", "pairwise", 2, traffic=np.eye(2)), fabric.SpecError,
+             r"^the traffic matrix moves no bytes between distinct ranks$"),
+            (lambda: analysis.scale_links(f, bandwidth=1e30), fabric.SpecError,
+             r"^bandwidth x1e\+30 makes link "),
+            (lambda: analysis.best_decode_layout("kimi-k2", g, batch=1, context=4096),
+             fabric.RoutingError, r"every chip is cut off from every other chip")]:
+        with pytest.raises(error, match=said):
+            call()
+
+
+def test_cost_throughput_and_sweep_refusals_are_the_packages_errors():
+    """An all-to-allv moving under a byte (cost's own size is checks' read_nbytes),
+    throughput's matrix for another rank count or carrying nothing, and an empty sweep axis
+    were bare ValueErrors: outside fabric._errors' tree, and 'internal error (a bug in
+    cofabric)' to the CLI's catch. SpecErrors now (ValueErrors still), same texts; on a
+    degraded fabric too."""
+    import numpy as np
+
+    import analysis
+    f = _degraded("torus:4x4")
+    n = f.n_endpoints
+    for call, said in [
+            (lambda: analysis.cost(f, "all-to-allv", (np.ones((n, n)) - np.eye(n)) / 1e3),
+             r"^the traffic matrix moves 0\.21 bytes in all; at least 1 byte "),
+            (lambda: analysis.throughput(f, analysis.traffic(topologies.build("torus:2x2"),
+                                                             "all-to-all", 1.0)),
+             r"^traffic is for 4 ranks, "),
+            (lambda: analysis.throughput(f, np.zeros((n, n))),
+             r"^the traffic matrix carries no bytes$"),
+            (lambda: analysis.sweep(lambda x: x, {"x": []}), r"^axis 'x' has no values$")]:
+        with pytest.raises(fabric.SpecError, match=said):
+            call()

@@ -43,7 +43,8 @@ def test_vllm_all_reduce_reads_ranks_as_cost_does(hgx, ranks, error, match):
 
 def test_vllm_all_reduce_names_a_size_that_is_none(hgx):
     with pytest.raises(TypeError,
-                       match=r"^nbytes must be a number of bytes, got None \(a NoneType\)$"):
+                       match=r"^nbytes must be a finite number > 0 bytes, got nbytes=None "
+                             r"\(a NoneType\)$"):         # check_number's (session 38)
         vllm_all_reduce_kernel(hgx, None)
 
 

@@ -78,7 +78,7 @@ def test_lookups_are_not_written_again():
     sites (known names in order or sorted, a list's repr or joined, 'known' or 'allowed');
     fabric._units.unknown_fault is its one place."""
     from source_trees import spelled
-    assert [s for s in spelled(r"\"[^\"\n]*; (?:known|allowed): ")
+    assert [s for s in spelled(r"\"[^\"\n]*; (?:known|allowed|options): ")
             if not s.startswith(("fabric/_units.py", "fabric/_errors.py"))] == []
 
 
@@ -152,3 +152,51 @@ def test_choices_are_not_spelled_again():
     from source_trees import spelled
     assert [s for s in spelled(r"(?:must be|not|is not) one of \{")
             if not s.startswith("fabric/_units.py")] == []
+
+
+def test_an_array_of_integers_is_checked_in_one_place():
+    import numpy as np
+
+    from fabric._arrays import integer_array
+    f = build("torus:2x2,chip=h100")
+    # four dtype checks, two sentences ('got dtype float64', 'got an array of dtype float64')
+    asks = ((lambda a: f.node_indices(a, "src"), "src must be node indices \\(integers\\)"),
+            (lambda a: f.router.loads_grouped([0], [1], 1.0, a, 2), "group must be integers"),
+            (lambda a: f.address_map.lookup_many(a), "addresses must be integers"))
+    for ask, what in asks:
+        with pytest.raises(TypeError, match=f"^{what}, got an array of dtype float64$"):
+            ask(np.array([1.0]))
+    assert integer_array((), "x").dtype == np.int64
+
+
+def test_a_collectives_size_is_checked_by_check_number():
+    import analysis
+    f = build("torus:2x2")
+    # read_nbytes wrote check_number's test out and raised a plain ValueError (not the
+    # project's own error, which the CLI reports as bad input)
+    for bad, said in ((0.5, "at least 1 byte"), (float("nan"), "a finite number > 0 bytes")):
+        with pytest.raises(fabric.SpecError, match=said):
+            analysis.cost(f, "all-reduce", bad)
+    assert analysis.cost(f, "all-reduce", 2**63 - 1).size == 2.0**63     # at the limit, taken
+
+
+def test_a_schedule_and_a_spec_option_look_up_as_the_rest():
+    import analysis
+    from topologies import parse_spec
+    # "unknown algorithm 'warp'; for all-gather use auto, ring, ..." and "unknown option
+    # 'colour' for torus; options: ..." were their own sentences
+    with pytest.raises(fabric.SpecError, match=r"^all-gather: unknown algorithm 'warp'; known: "
+                                               r"auto, "):
+        analysis.schedule("all-gather", "warp", 4)
+    with pytest.raises(fabric.SpecError, match=r"^torus: unknown option 'colour'; known: "):
+        parse_spec("torus:4x4,colour=red")
+
+
+def test_the_readers_and_formatters_raise_the_packages_error():
+    from fabric._units import format_size, format_time
+    # plain ValueErrors beside every other parse_* refusal's SpecError (fabric/_errors: an
+    # error raised on purpose about a value is a FabricError)
+    for ask, value in ((fabric.parse_address, -5), (format_size, float("nan")),
+                       (format_time, float("inf"))):
+        with pytest.raises(fabric.SpecError):
+            ask(value)

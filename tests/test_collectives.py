@@ -422,7 +422,7 @@ def test_all_to_allv_matrix():
     # 0 bytes under "ideal" costs 0 s since session 31 (tests/test_runtime_s31_empty.py)
     ({"nbytes": -4096}, ValueError, "nbytes=-4096"),
     ({"nbytes": math.nan}, ValueError, "finite"),
-    ({"nbytes": True}, TypeError, "number of bytes"),
+    ({"nbytes": True}, TypeError, "finite number > 0 bytes"),
     ({"op": "all-shuffle"}, SpecError, "unknown collective operation 'all-shuffle'"),
     ({"algorithm": "quantum"}, SpecError, "unknown algorithm 'quantum'"),
     ({"ranks": [0, 1, 99]}, NodeError, "rank 99 is out of range"),

@@ -136,3 +136,34 @@ def test_a_plotted_value_beyond_a_floats_range_is_named(draw):
     with pytest.raises(SpecError, match=r"rows\[0\]\['\w+'\] must be within a float's range, "
                                         r"got 1000000000.*\(401 digits\)"):
         draw(analysis, 10**400)
+
+
+@pytest.mark.parametrize("tier, usd", [("own-hyperscaler", 2.34), ("own-neocloud", 2.808),
+                                       ("rent-3yr", 3.48)])
+def test_a_b300_system_takes_the_tco_tables_b300_row(tier, usd):
+    # was the cost book's node price per chip ($38,750, an H100 node's) over 4 years plus
+    # the bill of materials' power: $1.478 a GPU-hour and 1.82 kW for every tier
+    from analysis import serving_cost
+    from analysis._serving import TCO
+    price, kw, _, how = serving_cost(topologies.build("hgx-b300"), tier=tier)
+    assert (price, kw) == (TCO["B300"].usd_per_gpu_hour[tier], TCO["B300"].all_in_kw_per_gpu)
+    assert price == usd and how.startswith("TCO table: B300")
+
+
+@pytest.mark.parametrize("value, error, match", [
+    ("x" * 5000, TypeError, (r"^micro_batches must be an integer >= 1, got micro_batches='x+"
+                             r"\.\.\. \(5002 characters\) \(a str\)$")),
+])
+def test_single_user_speed_names_a_micro_batch_count_of_another_kind(value, error, match):
+    # a str was a SpecError quoting it whole (5 KB)
+    from analysis import single_user_speed
+    with pytest.raises(error, match=match):
+        single_user_speed("deepseek-v3", topologies.build("hgx-h200"), micro_batches=value)
+
+
+@pytest.mark.parametrize("systems", [{"a", "b"}, "ab", ["a", 5]])
+def test_system_colors_refuses_its_systems_when_called_as_paper_style_does(systems):
+    # the generator checked them only when its block was entered
+    from analysis import system_colors
+    with pytest.raises(TypeError, match=r"^systems(\[1\])? must be"):
+        system_colors(systems)

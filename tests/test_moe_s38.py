@@ -6,6 +6,7 @@ import pytest
 
 import analysis
 import topologies
+from analysis import NotApplicableError
 from analysis._engine_allreduce import (
     ENGINE_ALL_REDUCES,
     TRTLLM_ALLREDUCE_CHIPS,
@@ -53,7 +54,8 @@ def test_an_algorithm_mapping_names_operations_as_the_step_looks_them_up():
 
 @pytest.mark.parametrize("algorithm, error", [
     ({"a": "ring"}, SpecError), ({"all-reduce": 5}, TypeError),
-    ({"all-reduce": "ring", "AllReduce": "tree"}, SpecError)])
+    ({"all-reduce": "ring", "AllReduce": "tree"}, SpecError), ({"all-reduce": "nope"}, SpecError),
+    ({"all-to-all": "ring"}, NotApplicableError)])
 def test_a_wrong_algorithm_mapping_is_refused(algorithm, error):
     # a mapping's all-reduce is never read where the step prices no TP all-reduce (the
     # default layout on hgx-h200), and its keys were never read as operations
@@ -69,6 +71,8 @@ def test_engine_collective_reads_the_runtime_and_algorithm_it_is_given():
         analysis.engine_collective("trtllm", "h200", runtime=5)
     with pytest.raises(TypeError):
         analysis.engine_collective("vllm", "h200", algorithm={"ring"})
+    with pytest.raises(SpecError, match="unknown algorithm 'nope'; known: auto, binomial"):
+        analysis.engine_collective("trtllm", "b200", algorithm="nope")
     # 'AUTO' is cost's 'auto': the engine's own dispatch, as for 'auto'
     assert analysis.engine_collective("vllm", "h200", algorithm="AUTO") is vllm_all_reduce
 

@@ -62,9 +62,11 @@ _SPECS = ["dgx-h100", "hgx-b200", "switch:8,chip=h200", "rail:servers=2,gpus=4,c
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(group=rank_group(_SPECS, max_ranks=8),
-       release=st.sampled_from(["nccl@2.22.3", "nccl@2.25.1", "nccl@2.29.2", "nccl"]),
+       release=st.sampled_from(["nccl@2.21.5", "nccl@2.22.3", "nccl@2.25.1", "nccl@2.29.2",
+                                "nccl"]),
        op=st.sampled_from(["all-to-all", "send-recv"]),
-       size=st.sampled_from([65536, MiB, 3 * MiB + 4096, 16 * MiB, 256 * MiB]))
+       size=st.sampled_from([65536, MiB, 3 * MiB + 4096, 16 * MiB, 100 * MiB + 4096,
+                             256 * MiB]))
 def test_drain_is_the_busiest_receivers_pair_by_pair(group, release, op, size):
     # any rank group of a (possibly degraded) fabric: an all-to-all is every pair's message of
     # size / p (the diagonal its copy), a send-recv one message from the first rank to the

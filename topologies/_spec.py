@@ -175,8 +175,7 @@ def parse_spec(spec):
             key, value = positional, item
         key = key.strip()
         if key not in options:
-            raise SpecError(f"unknown option {show_value(key)} for {family}; options: "
-                            + ", ".join(options))
+            raise SpecError(f"{family}: " + unknown_fault(key, "option", options))
         name, convert = options[key]
         if name in kwargs:
             raise SpecError(f"option {show_value(key)} is given twice")
