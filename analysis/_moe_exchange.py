@@ -271,6 +271,7 @@ from fabric._units import (
     name_list,
     sequence_of,
     show_value,
+    text_of,
 )
 
 from ._collectives import (
@@ -340,6 +341,8 @@ def parse_routing(routing):
         if len(routing) != 2:
             raise SpecError(f"a routing given as a pair is (name, M or None), got "
                             f"{show_value(routing)}")
+        # a name of another kind was written into the text ((None, 2) read as 'None:2')
+        text_of(routing[0], "routing[0] (the routing's name)")
         if routing[1] is not None:
             routing = (routing[0], check_count(routing[1], "routing[1]", 1, rule))
     if isinstance(routing, tuple):

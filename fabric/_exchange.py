@@ -1410,6 +1410,13 @@ class ExchangeKernel:
             due = f"(arch, top_k, input_bytes, {form}) entries"
             v = _tuple_of(getattr(self, field), field, f"a tuple of {due}", _is_tuple,
                           "a tuple")
+            for e in v:   # the key's kinds (the rest of an entry is its table's values)
+                if len(e) >= 3:
+                    text_of(e[0], f"each arch of {field}")
+                    for x in e[1:3]:
+                        if not is_int(x):
+                            raise kind_error(x, f"each top_k and input_bytes of {field}",
+                                             "an int")
             if not all(entry_ok(e, names) for e in v):
                 raise SpecError(
                     f"{field} must be {due}: arch '' or one "
@@ -1871,6 +1878,7 @@ class ExchangeKernel:
         if not self.send_grid:
             return 0
         experts = check_count(experts, "experts", 1)
+        tokens = check_count(tokens, "tokens", 0)
         sms = check_count(sms, "sms", 0, "an integer >= 0 (the device's SMs; 0: not known)")
         if self.send_grid_sms and sms:
             per_block = -(-experts // sms)
@@ -1884,7 +1892,7 @@ class ExchangeKernel:
                                 "its code sets the grid from the device's SMs, which this "
                                 "chip does not carry (ChipSpec.sms 0)")
         blocks = -(-experts // per_block)
-        return -(-int(tokens) // blocks) - 1
+        return max(-(-tokens // blocks) - 1, 0)
 
     def receive_reduce(self, experts, k, tokens, hidden):
         """(pass, copy) steps of the combine's receive sum on its block with the most tokens

@@ -94,3 +94,35 @@ def test_a_chips_sm_count_is_checked(bad, error):
         dataclasses.replace(_PPLX, send_grid_sms=True)
     with pytest.raises(TypeError, match="send_grid_sms must be True or False"):
         dataclasses.replace(_D28, send_grid_sms="yes")
+
+
+def test_a_routing_pairs_name_of_another_kind_is_a_type_error():
+    """parse_routing wrote a pair's name into text unchecked: (None, 2) was read as 'None:2'
+    and refused as an unknown routing (a SpecError), (5, None) named the pair 'routing'."""
+    from analysis import parse_routing
+    assert parse_routing(("node-limited", 2)) == ("node-limited", 2)
+    for bad in ((None, 2), (5, None), (["uniform"], None)):
+        with pytest.raises(TypeError, match=r"^routing\[0\] \(the routing's name\) must be a "
+                                            r"str, got "):
+            parse_routing(bad)
+
+
+def test_a_slot_tables_key_of_another_kind_is_a_type_error():
+    k = exchange_kernel("one-sided")
+    ok = ("", 8, 0, ((7,),))
+    for bad, part in ((("", 8.0, 0, ((7,),)), "each top_k and input_bytes of late_pulls"),
+                      ((None, 8, 0, ((7,),)), "each arch of late_pulls")):
+        with pytest.raises(TypeError, match=f"^{part} must be "):
+            dataclasses.replace(k, late_pulls=(bad,))
+    assert dataclasses.replace(k, late_pulls=(ok,)).late_pulls == (ok,)
+
+
+@pytest.mark.parametrize("bad, error", [(-5, SpecError), (1.5, TypeError), (True, TypeError),
+                                        (None, TypeError), (float("nan"), TypeError)])
+def test_send_waves_checks_its_tokens(bad, error):
+    """W-2 (session 38's whole-diff read): tokens was read unchecked (-5 gave -1 waves, 1.5 and
+    True 0, None / nan bare errors); 0 tokens send no later wave."""
+    k = exchange_kernel("deepep-low-latency")
+    with pytest.raises(error, match=r"^tokens must be an integer >= 0, got tokens="):
+        k.send_waves(256, bad)
+    assert (k.send_waves(256, 0), k.send_waves(256, 128), k.send_waves(256, 300)) == (0, 1, 3)

@@ -2184,8 +2184,11 @@ def test_late_pulls_profile_is_validated_and_sourced():
                 (("", 8, 0, ()),), (("", 8, 0, ((),)),), (("", 8, 0, ((7,), (7,))),),
                 (("", 8, 0, (7,)),), (("", 8, 1.0, ((7,),)),), (("ampere", 8, 0, ((7,),)),),
                 ((None, 8, 0, ((7,),)),)]:
-        # session 38: one entry given bare (its items are no entries) is a wrong kind
-        with pytest.raises(TypeError if bad is ok else ValueError, match="late_pulls"):
+        # session 38: one entry given bare (its items are no entries), or a key's arch,
+        # top_k or input_bytes of another kind, is a wrong kind
+        kind = bad is ok or any(len(e) >= 3 and (type(e[0]) is not str or any(
+            type(x) is not int for x in e[1:3])) for e in bad)
+        with pytest.raises(TypeError if kind else ValueError, match="late_pulls"):
             dataclasses.replace(k, late_pulls=bad)
     with pytest.raises(ValueError, match="late_pulls needs a pulling combine"):
         dataclasses.replace(exchange_kernel("pplx"), late_pulls=(ok,))
@@ -2480,7 +2483,9 @@ def test_round_reads_profile_is_validated_and_sourced():
                 ("", 8, 0, (), (), (("l1_hit", 1),), (), (), (("l1_hit", 1),)),
                 ("ampere", 8, 0, (), (), (), (), (), ()), ("", 0, 0, (), (), (), (), (), ()),
                 ("", 8, -1, (), (), (), (), (), ()), ("", 8.0, 0, (), (), (), (), (), ())]:
-        with pytest.raises(ValueError, match="round_reads"):
+        # session 38: a key's top_k of another kind (8.0) is a wrong kind
+        with pytest.raises(TypeError if type(bad[1]) is not int else ValueError,
+                           match="round_reads"):
             dataclasses.replace(k, round_reads=(bad,))
     with pytest.raises(TypeError, match="round_reads"):   # session 38: one entry bare, a kind
         dataclasses.replace(k, round_reads=ok)
