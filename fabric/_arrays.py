@@ -76,12 +76,12 @@ def check_length(length, what, itemsize=8):
     return length
 
 
-def integer_array(values, what, due="integers"):
+def integer_array(values, what, due="integers", name=None):
     """``values`` as an array of integers where integers are due (node indices, ranks,
     addresses, interleave positions, groups): a sequence holding a bool named by its position
-    (:func:`number_array`), then the array's dtype, a TypeError "``what`` must be ``due``,
-    got an array of dtype d" for bools, floats, text or objects (numpy reads ``[1.5]`` as
-    float64, ``[True]`` as bool). An empty one of any dtype holds no item of a wrong kind: an
+    (:func:`number_array`, as ``name``, else ``what``), then the array's dtype, a TypeError
+    "``what`` must be ``due``, got an array of dtype d" for bools, floats, text or objects
+    (numpy reads ``[1.5]`` as float64, ``[True]`` as bool). An empty one of any dtype holds no item of a wrong kind: an
     empty int64 array (session 34). Its range and shape are each caller's own rule. The one
     check of an array of integers (:func:`real_array` of numbers).
 
@@ -92,7 +92,7 @@ def integer_array(values, what, due="integers"):
     ...
     TypeError: group must be integers, got an array of dtype float64
     """
-    a = number_array(values, what)
+    a = number_array(values, what if name is None else name)
     if a.size == 0:
         return a.astype(np.int64)
     if a.dtype.kind not in "iu":

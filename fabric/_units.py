@@ -693,9 +693,9 @@ def check_choice(value, what, choices, *, optional=False):
     message lists them in their order, a set's sorted), else an error naming the parameter
     ``what``: its kind first (:func:`text_of`'s TypeError: ``5`` or a list is no name), then
     the set, a SpecError (a ValueError) "``what`` must be one of a, b, c, got value".
-    ``optional``: None passes too, and the message says so ("or None": a flag here, the
-    absent value's own word is :func:`choice_fault`'s, for a file). The one choice check of the
-    packages; a lookup of a registry by name (a chip, a runtime, a model: an open table) is
+    ``optional`` (a flag): None passes too, and the message says so ("or None"; an absent
+    value's own word, "unset", is :func:`choice_fault`'s, for a file). The one choice check
+    of the packages; a lookup of a registry by name (a chip, a runtime, a model: an open table) is
     :func:`lookup`'s, "unknown ...; known: ..." (:func:`unknown_fault`).
 
     >>> check_choice("ring", "connect", ("full", "ring"))
@@ -711,7 +711,7 @@ def check_choice(value, what, choices, *, optional=False):
     ...
     TypeError: connect must be a str, got 5 (an int)
     """
-    optional = bool(optional)       # None or nothing ('unset' is a file's word, not a value)
+    optional = flag_of(optional, "optional")    # 'unset' is a file's word: choice_fault's
     if text_of(value, what, optional=optional) is None or value in choices:
         return value
     raise SpecError(choice_fault(value, what, choices, optional=optional))
