@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._arrays import integer_array, number_array
+from ._arrays import integer_array
 from ._errors import AddressMapError
 from ._params import Parameter
 from ._units import (
@@ -628,7 +628,8 @@ def no_own_region(owner, regions, kind="hbm", so=None):
     >>> no_own_region("chip3", regs, "hbm", "its heap has no one place")
     "'chip3' holds 2 HBM regions ('c3a' and 'c3b') and none is named 'chip3.hbm', so its heap has no one place"
     """
-    mine = [r for r in regions if r.ways == 1 and r.kind == kind]
+    _, several = owned_regions(regions, kind)       # the rule's own list, not written again
+    mine = [regions[i] for i in several.get(owner, ())]
     if len(regions) == 1 and regions[0].ways > 1:
         others = name_list([show_value(o) for o in regions[0].owners if o != owner])
         why = (f"{show_value(owner)} holds memory only in the interleave set "
@@ -684,7 +685,7 @@ def as_address_array(addresses, width, exc, what="address"):
     its dtype is an integer one (an empty array of any dtype is no address), an ``exc``
     naming the first address out of range (STYLE's rule, as :func:`validate_address`)."""
     # a bool in a sequence named by its position ('address[1]=True'), then the dtype
-    a = integer_array(number_array(addresses, what), f"{what}es")
+    a = integer_array(addresses, f"{what}es", name=what)
     if a.size == 0:
         return a
     if a.dtype == np.uint64:

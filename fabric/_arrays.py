@@ -17,7 +17,10 @@ __all__ = []
 
 def number_array(values, what):
     """``np.asarray(values)``; a TypeError naming its position when ``values`` is a sequence
-    (not an ndarray) whose numbers hold a bool. The array's dtype is each caller's own rule.
+    (not an ndarray) whose numbers hold a bool, a SpecError for rows of different lengths
+    (numpy's own "setting an array element with a sequence ... inhomogeneous shape" named
+    nothing: lookup_many, loads_grouped, interleave_target). The array's dtype is each
+    caller's own rule.
 
     >>> number_array([0, True], "rank")
     Traceback (most recent call last):
@@ -29,8 +32,16 @@ def number_array(values, what):
     TypeError: latencies[1][0] must be a number, got latencies[1][0]=np.False_ (a bool)
     >>> number_array((3, 4), "src").tolist()
     [3, 4]
+    >>> number_array([[0, 1], [2]], "group")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: group must have rows of one length, got rows of different lengths
     """
-    a = np.asarray(values)
+    try:
+        a = np.asarray(values)
+    except ValueError:          # numpy (>= 1.24) refuses a ragged nesting
+        raise SpecError(f"{what} must have rows of one length, got rows of different "
+                        "lengths") from None
     if a.dtype.kind in "iuf" and a.ndim and a.size and not isinstance(values, np.ndarray):
         # a 1-D list is its own elements; anything else as numpy holds them, as given
         given = values if a.ndim == 1 and isinstance(values, (list, tuple)) else \
@@ -65,12 +76,12 @@ def check_length(length, what, itemsize=8):
     return length
 
 
-def integer_array(values, what, due="integers"):
+def integer_array(values, what, due="integers", name=None):
     """``values`` as an array of integers where integers are due (node indices, ranks,
     addresses, interleave positions, groups): a sequence holding a bool named by its position
-    (:func:`number_array`), then the array's dtype, a TypeError "``what`` must be ``due``,
-    got an array of dtype d" for bools, floats, text or objects (numpy reads ``[1.5]`` as
-    float64, ``[True]`` as bool). An empty one of any dtype holds no item of a wrong kind: an
+    (:func:`number_array`, as ``name``, else ``what``), then the array's dtype, a TypeError
+    "``what`` must be ``due``, got an array of dtype d" for bools, floats, text or objects
+    (numpy reads ``[1.5]`` as float64, ``[True]`` as bool). An empty one of any dtype holds no item of a wrong kind: an
     empty int64 array (session 34). Its range and shape are each caller's own rule. The one
     check of an array of integers (:func:`real_array` of numbers).
 
@@ -81,7 +92,7 @@ def integer_array(values, what, due="integers"):
     ...
     TypeError: group must be integers, got an array of dtype float64
     """
-    a = number_array(values, what)
+    a = number_array(values, what if name is None else name)
     if a.size == 0:
         return a.astype(np.int64)
     if a.dtype.kind not in "iu":
@@ -151,12 +162,8 @@ def traffic_values(matrix, n, what, name, copy=True):
     if not copy and isinstance(matrix, np.ndarray) and matrix.dtype.kind in "iu":
         M = matrix      # (real_array would make it an n x n float array: the matrix again)
     else:
-        try:        # a new array unless copy=False: callers may write into it
-            M = real_array(matrix, name, what, copy=copy)
-        except SpecError:           # (real_array's own: a number beyond a float's range)
-            raise
-        except ValueError as e:     # numpy refuses rows of different lengths
-            raise SpecError(f"{what}, got rows of different lengths") from e
+        # a new array unless copy=False: callers may write into it (ragged rows: number_array)
+        M = real_array(matrix, name, what, copy=copy)
     if M.shape != (n, n):
         raise SpecError(f"{what}, got an array of shape {M.shape}")
     # two reductions, no n x n temporaries: nan makes min() nan (not >= 0), inf max() inf

@@ -63,8 +63,9 @@ Decided (session 37):
   written it by hand with ValueError or SpecError, the choices as a tuple's repr, a list or
   joined, "got d" or "got x=d". A lookup of an open table by name (a chip, a runtime, a
   model, a traffic pattern) keeps its own sentence, "unknown x 'd'; known: ...".
-- A number's check is ``fabric._units.check_number`` (``rule=`` for a quantity with its own
-  words, "a finite number of rows >= 1"), not its test written out with ``error_for``.
+- A number's check is ``fabric._units.check_number``, not its test written out with
+  ``error_for`` (its ``rule=`` of then is gone since session 38: ``unit=`` names what is
+  counted, " rows per group").
 
 Decided (session 38):
 

@@ -693,8 +693,9 @@ def check_choice(value, what, choices, *, optional=False):
     message lists them in their order, a set's sorted), else an error naming the parameter
     ``what``: its kind first (:func:`text_of`'s TypeError: ``5`` or a list is no name), then
     the set, a SpecError (a ValueError) "``what`` must be one of a, b, c, got value".
-    ``optional``: None passes too, and the message says so. The one choice check of the
-    packages; a lookup of a registry by name (a chip, a runtime, a model: an open table) is
+    ``optional`` (a flag): None passes too, and the message says so ("or None"; an absent
+    value's own word, "unset", is :func:`choice_fault`'s, for a file). The one choice check
+    of the packages; a lookup of a registry by name (a chip, a runtime, a model: an open table) is
     :func:`lookup`'s, "unknown ...; known: ..." (:func:`unknown_fault`).
 
     >>> check_choice("ring", "connect", ("full", "ring"))
@@ -710,24 +711,32 @@ def check_choice(value, what, choices, *, optional=False):
     ...
     TypeError: connect must be a str, got 5 (an int)
     """
+    optional = flag_of(optional, "optional")    # 'unset' is a file's word: choice_fault's
     if text_of(value, what, optional=optional) is None or value in choices:
         return value
     raise SpecError(choice_fault(value, what, choices, optional=optional))
 
 
+def _listed(names):
+    """Names for a message, each by ``str`` (numbers too), joined: "a, b, c"; "none" for no
+    name. :func:`one_of`'s and :func:`unknown_fault`'s one listing."""
+    return ", ".join(map(str, names)) or "none"
+
+
 def one_of(choices, optional=False):
     """The one spelling of a set of choices in a message, "one of a, b, c": the choices in
-    their order (a set's sorted; each by ``str``: numbers too). ``optional``: None passes
-    too ("or None"), or the word given for an absent value (``"unset"``: a file's key left
-    out). :func:`choice_fault`'s, and a rule's where a fault list has its own form ("has
-    carries 'x'; it must be one of ...", a count's rule).
+    their order (a set's sorted by ``str``, as :func:`unknown_fault` sorts: ``{1, "a"}`` has
+    no other order; each by ``str``: numbers too). ``optional``: None passes too ("or
+    None"), or the word given for an absent value (``"unset"``: a file's key left out).
+    :func:`choice_fault`'s, and a rule's where a fault list has its own form ("has carries
+    'x'; it must be one of ...", a count's rule).
 
-    >>> one_of({"ring", "full"}), one_of((1, 2, 4), optional="unset")
-    ('one of full, ring', 'one of 1, 2, 4 or unset')
+    >>> one_of({"ring", "full"}), one_of((1, 2, 4), optional="unset"), one_of({1, "a"})
+    ('one of full, ring', 'one of 1, 2, 4 or unset', 'one of 1, a')
     """
-    names = sorted(choices) if isinstance(choices, (set, frozenset)) else choices
+    names = sorted(choices, key=str) if isinstance(choices, (set, frozenset)) else choices
     absent = f" or {'None' if optional is True else optional}" if optional else ""
-    return f"one of {', '.join(map(str, names))}{absent}"
+    return f"one of {_listed(names)}{absent}"
 
 
 def choice_fault(value, what, choices, *, optional=False):
@@ -758,8 +767,7 @@ def unknown_fault(name, what, known, tail=""):
     >>> unknown_fault(["x"], "families", ("torus", "fattree"), tail=" (see --help)")
     "unknown families ['x']; known: fattree, torus (see --help)"
     """
-    names = ", ".join(sorted(map(str, known))) or "none"
-    return f"unknown {what} {show_value(name)}; known: {names}{tail}"
+    return f"unknown {what} {show_value(name)}; known: {_listed(sorted(known, key=str))}{tail}"
 
 
 def lookup(table, name, what, *, tail=""):

@@ -200,3 +200,28 @@ def test_the_readers_and_formatters_raise_the_packages_error():
                        (format_time, float("inf"))):
         with pytest.raises(fabric.SpecError):
             ask(value)
+
+
+def test_a_ragged_sequence_is_named():
+    import analysis
+    f = build("torus:2x2,chip=h100")
+    # numpy's "setting an array element with a sequence ... inhomogeneous shape", naming
+    # nothing, where a sequence of numbers went (a plain ValueError: the CLI's 'a bug')
+    for ask, what in ((lambda: f.address_map.lookup_many([[1, 2], [3]]), "address"),
+                      (lambda: f.router.loads_grouped([0, 1], [1, 2], 1.0, [[0, 1], [1]], 2),
+                       "group"),
+                      (lambda: fabric.interleave_target([[0, 1], [2]], 2, 256),
+                       "interleave offset"),
+                      (lambda: analysis.link_loads(f, [[1, 2], [3]]), "matrix")):
+        with pytest.raises(fabric.SpecError, match=f"^{what} must have rows of one length, "
+                                                   "got rows of different lengths$"):
+            ask()
+
+
+def test_one_of_lists_any_choices_and_check_choice_takes_a_flag():
+    from fabric._units import check_choice, one_of
+    # wdr38 W-8: a set of mixed kinds was "'<' not supported", no choice "one of " dangling
+    assert one_of({1, "a"}) == "one of 1, a" and one_of(()) == "one of none"
+    # W-11: the file's word ('unset') leaked into check_choice: its optional is a flag
+    with pytest.raises(TypeError, match=r"^optional must be True or False, got 'unset'"):
+        check_choice("b", "x", ("a",), optional="unset")
