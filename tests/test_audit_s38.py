@@ -262,3 +262,25 @@ def test_cost_throughput_and_sweep_refusals_are_the_packages_errors():
             (lambda: analysis.sweep(lambda x: x, {"x": []}), r"^axis 'x' has no values$")]:
         with pytest.raises(fabric.SpecError, match=said):
             call()
+
+
+def test_one_link_scaling_for_the_sensitivity_and_scale_links():
+    """The report's sensitivity scaled one technology's links by a hand-written graph copy
+    (analysis._report_fair._with), beside analysis.scale_links: on a degraded fabric it left
+    the intact one unscaled (what a runtime's per-channel bound and the bill of materials
+    read). scale_links(tech=) is the one scaling; a technology the fabric lacks is refused."""
+    import analysis
+    from analysis._report_fair import _with
+    f = topologies.build("dgx-h100")
+    g = f.without(links=[("chip1", "sw0")], chips=["chip3"])
+    h = _with(g, "nvlink4", "bandwidth", 2.0)
+    for a, b in ((h, g), (h.intact, f)):
+        assert {(u, v): d["bandwidth"] for u, v, d in a.graph.edges(data=True)} == {
+            (u, v): 2.0 * d["bandwidth"] for u, v, d in b.graph.edges(data=True)}
+    s = analysis.scale_links(g, latency=0.5, tech="nvlink4")
+    assert s.name == f"{g.name} (nvlink4 latency x0.5)" and s.failures == g.failures
+    with pytest.raises(fabric.SpecError, match=r"has no link of technology 'nvlink9'; its "
+                                               r"links are nvlink4$"):
+        analysis.scale_links(g, 2.0, tech="nvlink9")
+    with pytest.raises(TypeError, match=r"^tech must be a str, got 5 \(an int\)$"):
+        analysis.scale_links(g, 2.0, tech=5)
