@@ -567,7 +567,9 @@ class Fabric(FabricBase):
                 raise SpecError("what must name the argument x was given as, got ''")
             at = f"{at}: {what}"
         if isinstance(x, str) and x in self.graph:
-            return x
+            # the name as a str (numpy's str_ was kept: failures.ranks then quoted
+            # np.str_('chip4'))
+            return x if type(x) is str else str(x)
         if isinstance(x, str):
             # a failed node's name is read as that name, as it was while the node lived: a
             # chip named "2" (rank 1) that failed is not rank 2's chip

@@ -210,7 +210,11 @@ def test_a_numpy_array_of_chips_fails_them_on_a_degraded_fabric():
     import numpy as np
     g = _degraded("torus:4x4")
     assert g.without(chips=np.array([4, 5])).failures.chips == ("chip3", "chip4", "chip5")
-    assert g.without(chips=np.array(["chip4", "chip5"])).name == g.without(chips=[4, 5]).name
+    h = g.without(chips=np.array(["chip4", "chip5"]))
+    assert h.name == g.without(chips=[4, 5]).name
+    # review 02:19: numpy's str_ names were kept (failures.ranks quoted np.str_('chip4'))
+    assert {type(c) for c in h.failures.nodes + tuple(h.failures.ranks)} == {str}
+    assert type(g.node(np.str_("chip6"))) is str
 
 
 def test_the_schedule_and_fair_comparison_refusals_are_the_packages_errors():
