@@ -76,6 +76,10 @@ def test_from_graph_checks_the_int_names_once(monkeypatch):
     assert len(calls) == 1
     fabric.validate_graph(G)                # the public check still asks it
     assert len(calls) == 2
+    fabric.validate_graph(G, ranks=False)   # (wdr38 W-10: one public check, a keyword)
+    assert len(calls) == 2
+    with pytest.raises(TypeError, match=r"^ranks must be True or False, got 'no' \(a str\)$"):
+        fabric.validate_graph(G, ranks="no")
     with pytest.raises(fabric.GraphError, match=r"^invalid fabric graph: node 0 is named by an "
                                                 r"int, which cofabric reads as rank 0, the chip 2"):
         fabric.Fabric.from_graph(G, endpoints=[2, 1, 0])
@@ -139,8 +143,9 @@ def test_the_argument_a_node_was_given_as_is_text():
     for what in (5, ["a"], float("nan")):
         with pytest.raises(TypeError, match=r"^what must be a str, got "):
             f.node("chip0", what)
-    with pytest.raises(fabric.SpecError, match=r"^what must name the argument x was given as"):
-        f.node("chip0", "")
+    for blank in ("", "  "):        # (wdr38 W-9: '  ' was accepted)
+        with pytest.raises(fabric.SpecError, match=r"^what must name the argument x was given"):
+            f.node("chip0", blank)
     assert f.node("chip0", "src") == f.node(0) == "chip0"
 
 
