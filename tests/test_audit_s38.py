@@ -293,3 +293,19 @@ def test_one_link_scaling_for_the_sensitivity_and_scale_links():
         analysis.scale_links(g, 2.0, tech="nvlink9")
     with pytest.raises(TypeError, match=r"^tech must be a str, got 5 \(an int\)$"):
         analysis.scale_links(g, 2.0, tech=5)
+
+
+def test_a_collectives_ranks_name_the_argument_and_need_a_fabric():
+    """wdr38 W-3: resolve_ranks (cost's ranks, schedule's and in_switch_planes' nodes) took a
+    spec str to an AttributeError ("'str' object has no attribute 'rank_of'"), and its node
+    messages did not say they were the ranks ('torus:4x4: no node called 'nope'')."""
+    import analysis
+    from analysis._schedules import resolve_ranks
+    f = _degraded("torus:4x4")
+    with pytest.raises(TypeError, match=r"^fabric must be a fabric\.Fabric"):
+        resolve_ranks("torus:4x4", [0, 1])
+    with pytest.raises(fabric.NodeError, match=f"^{re.escape(f.name)}: ranks: chip3 \\(rank 3\\) "
+                                               f"has failed$"):
+        analysis.cost(f, "all-reduce", 2**20, ranks=["chip0", "chip3"])
+    with pytest.raises(fabric.NodeError, match=r": nodes: no node called 'nope'$"):
+        analysis.schedule("all-reduce", "ring", 2, fabric=f, nodes=["chip0", "nope"])
