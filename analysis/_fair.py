@@ -31,7 +31,7 @@ import math
 from fabric import RoutingError, SpecError
 from fabric._fabric_arg import fabric_arg
 from fabric._schema import bandwidth_fault, latency_fault
-from fabric._units import check_choice, check_count, check_number
+from fabric._units import check_choice, check_count, check_number, show_value, text_of
 
 from ._bom import bill_of_materials
 
@@ -40,8 +40,9 @@ __all__ = ["best_decode_layout", "equalize", "scale_links"]
 _BASES = ("cost", "power")
 
 
-def scale_links(f, bandwidth=1.0, latency=1.0):
-    """``f`` with every link's bandwidth and latency multiplied: a what-if copy.
+def scale_links(f, bandwidth=1.0, latency=1.0, *, tech=None):
+    """``f`` with every link's bandwidth and latency multiplied (``tech``: every link of that
+    technology's): a what-if copy.
 
     The copy is ``f`` in every other respect: endpoints and their ranks, host domains,
     chip, family, parameters, typed structure (so the same routing policy and
@@ -55,6 +56,10 @@ def scale_links(f, bandwidth=1.0, latency=1.0):
     f : fabric.Fabric
     bandwidth, latency : float
         Factors, finite and > 0, on every link's bytes/s and seconds.
+    tech : str, optional
+        Scale only the links of this technology (their ``tech`` attribute, e.g.
+        ``"nvlink5"``); a fabric with no such link is refused (a misspelt name would
+        otherwise scale nothing). The report's sensitivity tornado scales one at a time.
 
     Returns
     -------
@@ -72,10 +77,18 @@ def scale_links(f, bandwidth=1.0, latency=1.0):
 
     bandwidth, latency = (check_number(name, value, 0, strict=True, tail=" (a factor)")
                           for name, value in (("bandwidth", bandwidth), ("latency", latency)))
+    if tech is not None:
+        text_of(tech, "tech")
+        if not any(d.get("tech") == tech for *_, d in f.graph.edges(data=True)):
+            have = sorted({d.get("tech") or "" for *_, d in f.graph.edges(data=True)} - {""})
+            raise SpecError(f"{f.name} has no link of technology {show_value(tech)}; its "
+                            f"links are {', '.join(have) or 'of no named technology'}")
     if bandwidth == 1.0 and latency == 1.0:
         return f
     G = nx.Graph(f.graph)
     for u, v, d in G.edges(data=True):
+        if tech is not None and d.get("tech") != tech:
+            continue
         d["bandwidth"] *= bandwidth
         d["latency"] *= latency
         for key, factor, fault in (("bandwidth", bandwidth, bandwidth_fault),
@@ -84,9 +97,10 @@ def scale_links(f, bandwidth=1.0, latency=1.0):
                 raise SpecError(f"{key} x{factor:.4g} makes link {u}-{v}'s {key} "
                                  f"{d[key]!r}; {fault(d[key])}")
     nx.freeze(G)
-    parts = [f"bandwidth x{bandwidth:.4g}"] * (bandwidth != 1.0) + \
-        [f"latency x{latency:.4g}"] * (latency != 1.0)
-    intact = None if f.intact is None else scale_links(f.intact, bandwidth, latency)
+    on = "" if tech is None else f"{tech} "
+    parts = [f"{on}bandwidth x{bandwidth:.4g}"] * (bandwidth != 1.0) + \
+        [f"{on}latency x{latency:.4g}"] * (latency != 1.0)
+    intact = None if f.intact is None else scale_links(f.intact, bandwidth, latency, tech=tech)
     return f.replace(graph=G, name=f"{f.name} ({', '.join(parts)})", intact=intact)
 
 

@@ -17,7 +17,7 @@ import re
 from fabric import format_bandwidth, format_time
 
 from ._bom import bill_of_materials
-from ._fair import best_decode_layout, equalize
+from ._fair import best_decode_layout, equalize, scale_links
 from ._report_parts import (
     DECODE_BATCH,
     DECODE_CONTEXT,
@@ -599,22 +599,16 @@ def _with(f, tech, what, factor):
     (its links only), or the chip's reduction rate."""
     import dataclasses
 
-    import networkx as nx
-
     if what == "reduce_rate":
         if f.chip is None:
             return f
         return f.with_chip(dataclasses.replace(f.chip, reduce_rate=f.chip.reduce_rate * factor))
     if not any(d.get("tech") == tech for *_, d in f.graph.edges(data=True)):
-        return f
-    G = nx.Graph(f.graph)
-    for *_, d in G.edges(data=True):
-        if d.get("tech") == tech:
-            d[what] *= factor
-    nx.freeze(G)
-    # the same fabric in every other respect (structure and routing policy included), as
-    # analysis.scale_links keeps it
-    return f.replace(graph=G, name=f"{f.name} ({tech}.{what} x{factor:g})")
+        return f        # a parameter of the other system's links: this one is as it was
+    # the same fabric in every other respect (structure and routing policy included), a
+    # degraded one's intact fabric scaled too: the one link scaling (a hand-written copy here
+    # left a degraded fabric's intact one unscaled)
+    return scale_links(f, **{what: factor}, tech=tech)
 
 
 def _sens_point(system, name, tech, what, factor):

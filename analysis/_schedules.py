@@ -944,7 +944,9 @@ def resolve_ranks(fabric, ranks, what="ranks"):
     failures split into groups with no path between them (an island or a chip cut off
     alone: :class:`~fabric.RoutingError` naming it, :func:`fabric._failures.require_joined`),
     under every runtime and even when no byte would cross: no communicator joins them.
-    ``what`` names the argument (``in_switch_planes``' ``nodes``)."""
+    ``what`` names the argument (``in_switch_planes``' ``nodes``), in the node's message too
+    (``'torus:4x4: ranks: no node called 'x''``)."""
+    fabric = fabric_arg(fabric)     # (a spec str was an AttributeError: 'rank_of')
     if ranks is None:
         require_joined(fabric, fabric.endpoints)
         return tuple(fabric.endpoints), fabric.endpoint_indices
@@ -957,7 +959,7 @@ def resolve_ranks(fabric, ranks, what="ranks"):
     else:
         nodes, seen = [], {}
         for x in ranks:
-            n = fabric.node(x)
+            n = fabric.node(x, what)
             if n not in rank_of:
                 raise NodeError(f"{fabric.name}: {x!r} is not a chip endpoint, so it cannot be "
                                 f"a rank of a collective")

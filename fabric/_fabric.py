@@ -28,7 +28,7 @@ from ._errors import GraphError, NodeError, SpecError
 from ._fabric_arg import FabricBase, fabric_arg
 from ._failures import Failures
 from ._params import Parameter
-from ._schema import check_graph, default_endpoints, rank_name_faults
+from ._schema import default_endpoints, rank_name_faults, validate_graph
 from ._structure import Clos, Dragonfly, Grid, Switched
 from ._units import (
     check_count,
@@ -340,7 +340,7 @@ class Fabric(FabricBase):
         """
         if endpoints is not None:     # a set: its hashes' order, not a rank order
             endpoints = sequence_of(endpoints, "endpoints", "chip nodes in rank order")
-        check_graph(G, endpoints, ranks=False)     # (the constructor checks the ranks)
+        validate_graph(G, endpoints, ranks=False)     # (the constructor checks the ranks)
         H = G.copy()
         for _, _, data in H.edges(data=True):
             data.setdefault("lanes", 1)
@@ -562,11 +562,14 @@ class Fabric(FabricBase):
         failed = self.failures.ranks
         at = self.name
         if what is not None:        # a label of the message: text, and some ('' said ': : ')
-            if not text_of(what, "what"):
-                raise SpecError("what must name the argument x was given as, got ''")
+            if not text_of(what, "what").strip():     # ('' wrote ': : ', '  ' ':   :')
+                raise SpecError(f"what must name the argument x was given as, got "
+                                f"{show_value(what)}")
             at = f"{at}: {what}"
         if isinstance(x, str) and x in self.graph:
-            return x
+            # the name as a str (numpy's str_ was kept: failures.ranks then quoted
+            # np.str_('chip4'))
+            return x if type(x) is str else str(x)
         if isinstance(x, str):
             # a failed node's name is read as that name, as it was while the node lived: a
             # chip named "2" (rank 1) that failed is not rank 2's chip

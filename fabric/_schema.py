@@ -41,7 +41,7 @@ Edge attributes
 
 
 from ._errors import GraphError
-from ._units import is_finite, is_int, is_real, kind_error, one_of
+from ._units import flag_of, is_finite, is_int, is_real, kind_error, one_of
 
 __all__ = ["CARRIES", "MAX_BANDWIDTH", "MAX_BYTES", "MAX_LATENCY", "MAX_LINKS", "MIN_BANDWIDTH", "NODE_KINDS",
            "validate_graph"]
@@ -122,7 +122,7 @@ def rank_name_faults(G, chip_of_rank):
     return [fault]
 
 
-def validate_graph(G, endpoints=None):
+def validate_graph(G, endpoints=None, *, ranks=True):
     """Check ``G`` against the schema; raise :class:`GraphError` naming every fault.
 
     Parameters
@@ -135,6 +135,9 @@ def validate_graph(G, endpoints=None):
         other. Default: every node of kind ``"chip"``. Their order is the rank order: a
         node named by an int ``k`` must be the rank-``k`` chip, or past the last rank (an
         int is read as a rank wherever a node is asked for).
+    ranks : bool, optional
+        Whether to check that int rule (:func:`rank_name_faults`); ``Fabric.from_graph``
+        passes False, as its constructor asks it of every Fabric (one pass over the nodes).
 
     Raises
     ------
@@ -152,17 +155,11 @@ def validate_graph(G, endpoints=None):
     ...
     fabric.GraphError: invalid fabric graph: edge ('a', 'b') has no 'bandwidth'
     """
-    check_graph(G, endpoints, ranks=True)
-
-
-def check_graph(G, endpoints=None, *, ranks):
-    """:func:`validate_graph`'s check; ``ranks=False`` leaves out :func:`rank_name_faults`
-    for ``Fabric.from_graph``, whose constructor asks it of every Fabric (one pass over the
-    nodes, not two: the fault is the same sentence)."""
     import networkx as nx
 
     if not isinstance(G, nx.Graph):
         raise kind_error(G, "a fabric graph", "a networkx.Graph")
+    ranks = flag_of(ranks, "ranks")
     if G.is_directed() or G.is_multigraph():
         raise GraphError("a fabric graph must be an undirected nx.Graph (no DiGraph or "
                          "MultiGraph): bundle parallel links into one edge with 'lanes'")

@@ -76,6 +76,10 @@ def test_from_graph_checks_the_int_names_once(monkeypatch):
     assert len(calls) == 1
     fabric.validate_graph(G)                # the public check still asks it
     assert len(calls) == 2
+    fabric.validate_graph(G, ranks=False)   # (wdr38 W-10: one public check, a keyword)
+    assert len(calls) == 2
+    with pytest.raises(TypeError, match=r"^ranks must be True or False, got 'no' \(a str\)$"):
+        fabric.validate_graph(G, ranks="no")
     with pytest.raises(fabric.GraphError, match=r"^invalid fabric graph: node 0 is named by an "
                                                 r"int, which cofabric reads as rank 0, the chip 2"):
         fabric.Fabric.from_graph(G, endpoints=[2, 1, 0])
@@ -139,8 +143,9 @@ def test_the_argument_a_node_was_given_as_is_text():
     for what in (5, ["a"], float("nan")):
         with pytest.raises(TypeError, match=r"^what must be a str, got "):
             f.node("chip0", what)
-    with pytest.raises(fabric.SpecError, match=r"^what must name the argument x was given as"):
-        f.node("chip0", "")
+    for blank in ("", "  "):        # (wdr38 W-9: '  ' was accepted)
+        with pytest.raises(fabric.SpecError, match=r"^what must name the argument x was given"):
+            f.node("chip0", blank)
     assert f.node("chip0", "src") == f.node(0) == "chip0"
 
 
@@ -210,7 +215,11 @@ def test_a_numpy_array_of_chips_fails_them_on_a_degraded_fabric():
     import numpy as np
     g = _degraded("torus:4x4")
     assert g.without(chips=np.array([4, 5])).failures.chips == ("chip3", "chip4", "chip5")
-    assert g.without(chips=np.array(["chip4", "chip5"])).name == g.without(chips=[4, 5]).name
+    h = g.without(chips=np.array(["chip4", "chip5"]))
+    assert h.name == g.without(chips=[4, 5]).name
+    # review 02:19: numpy's str_ names were kept (failures.ranks quoted np.str_('chip4'))
+    assert {type(c) for c in h.failures.nodes + tuple(h.failures.ranks)} == {str}
+    assert type(g.node(np.str_("chip6"))) is str
 
 
 def test_the_schedule_and_fair_comparison_refusals_are_the_packages_errors():
@@ -262,3 +271,41 @@ def test_cost_throughput_and_sweep_refusals_are_the_packages_errors():
             (lambda: analysis.sweep(lambda x: x, {"x": []}), r"^axis 'x' has no values$")]:
         with pytest.raises(fabric.SpecError, match=said):
             call()
+
+
+def test_one_link_scaling_for_the_sensitivity_and_scale_links():
+    """The report's sensitivity scaled one technology's links by a hand-written graph copy
+    (analysis._report_fair._with), beside analysis.scale_links: on a degraded fabric it left
+    the intact one unscaled (what a runtime's per-channel bound and the bill of materials
+    read). scale_links(tech=) is the one scaling; a technology the fabric lacks is refused."""
+    import analysis
+    from analysis._report_fair import _with
+    f = topologies.build("dgx-h100")
+    g = f.without(links=[("chip1", "sw0")], chips=["chip3"])
+    h = _with(g, "nvlink4", "bandwidth", 2.0)
+    for a, b in ((h, g), (h.intact, f)):
+        assert {(u, v): d["bandwidth"] for u, v, d in a.graph.edges(data=True)} == {
+            (u, v): 2.0 * d["bandwidth"] for u, v, d in b.graph.edges(data=True)}
+    s = analysis.scale_links(g, latency=0.5, tech="nvlink4")
+    assert s.name == f"{g.name} (nvlink4 latency x0.5)" and s.failures == g.failures
+    with pytest.raises(fabric.SpecError, match=r"has no link of technology 'nvlink9'; its "
+                                               r"links are nvlink4$"):
+        analysis.scale_links(g, 2.0, tech="nvlink9")
+    with pytest.raises(TypeError, match=r"^tech must be a str, got 5 \(an int\)$"):
+        analysis.scale_links(g, 2.0, tech=5)
+
+
+def test_a_collectives_ranks_name_the_argument_and_need_a_fabric():
+    """wdr38 W-3: resolve_ranks (cost's ranks, schedule's and in_switch_planes' nodes) took a
+    spec str to an AttributeError ("'str' object has no attribute 'rank_of'"), and its node
+    messages did not say they were the ranks ('torus:4x4: no node called 'nope'')."""
+    import analysis
+    from analysis._schedules import resolve_ranks
+    f = _degraded("torus:4x4")
+    with pytest.raises(TypeError, match=r"^fabric must be a fabric\.Fabric"):
+        resolve_ranks("torus:4x4", [0, 1])
+    with pytest.raises(fabric.NodeError, match=f"^{re.escape(f.name)}: ranks: chip3 \\(rank 3\\) "
+                                               f"has failed$"):
+        analysis.cost(f, "all-reduce", 2**20, ranks=["chip0", "chip3"])
+    with pytest.raises(fabric.NodeError, match=r": nodes: no node called 'nope'$"):
+        analysis.schedule("all-reduce", "ring", 2, fabric=f, nodes=["chip0", "nope"])
