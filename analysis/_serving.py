@@ -356,8 +356,10 @@ TIERS = ("own-hyperscaler", "own-neocloud", "rent-3yr")
 # GB300 NVL72 rack, each priced as one). b300 was missing (the chip came after this table):
 # hgx-b300 was priced at the cost book's H100-era node price and ignored the tier.
 _CHIP_TCO = {"h100": "H100", "h200": "H200", "b200": "B200", "b300": "B300"}
-_SYSTEM_TCO = {"nvl72": "GB200 NVL72", "gb200-nvl72": "GB200 NVL72",
-               "gb300-nvl72": "GB300 NVL72"}
+# A rack's price applies only with the preset's own chip (nvl72's stand-in GPU is b200):
+# nvl72 with_chip('h100') was priced as a GB200 rack.
+_SYSTEM_TCO = {"nvl72": ("GB200 NVL72", "b200"), "gb200-nvl72": ("GB200 NVL72", "gb200"),
+               "gb300-nvl72": ("GB300 NVL72", "gb300")}
 
 
 def cost_per_million_tokens(tokens_per_s_gpu, usd_per_gpu_hour):
@@ -501,7 +503,9 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
     chip = fabric.chip
     # a failure renames the fabric ("nvl72 without 1 link"); the hardware paid for is the same
     built = fabric if fabric.intact is None else fabric.intact
-    name = gpu if gpu is not None else _SYSTEM_TCO.get(built.name)
+    rack, rack_chip = _SYSTEM_TCO.get(built.name, (None, None))
+    own = chip is not None and chip_spec(chip).name == rack_chip
+    name = gpu if gpu is not None else rack if own else None
     if name is None and chip is not None:
         name = _CHIP_TCO.get(chip_spec(chip).name)
     if chip_price is None and name is not None:

@@ -167,3 +167,15 @@ def test_system_colors_refuses_its_systems_when_called_as_paper_style_does(syste
     from analysis import system_colors
     with pytest.raises(TypeError, match=r"^systems(\[1\])? must be"):
         system_colors(systems)
+
+
+@pytest.mark.parametrize("spec, chip, row", [("nvl72", "h100", "H100"),
+                                             ("gb300-nvl72", "b200", "B200")])
+def test_a_racks_price_applies_only_with_its_own_chip(spec, chip, row):
+    # HANDOVER W-1: nvl72.with_chip('h100') was priced as a GB200 NVL72 rack ($2.21, 2.1 kW)
+    from analysis import serving_cost
+    from analysis._serving import TCO
+    price, kw, _, how = serving_cost(topologies.build(spec).with_chip(chip))
+    assert (price, kw) == (TCO[row].usd_per_gpu_hour["own-hyperscaler"],
+                           TCO[row].all_in_kw_per_gpu)
+    assert how.startswith(f"TCO table: {row},")
