@@ -2363,17 +2363,18 @@ def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm=
     chip = None if chip is None else chip_spec(chip)        # a name is read as its chip
     if check_collective(collective) is not None:
         return collective
-    if runtime is not None:             # the rule reads only whether one was asked: check it
-        from fabric import runtime as get_runtime
-
-        get_runtime(runtime)
     return _engine_rule(engine, chip, runtime, collective_algorithms(algorithm), fabric)
 
 
 def _engine_rule(engine, chip, runtime, algorithm, fabric):
     """:func:`engine_collective`'s choice for inputs already read (``engine`` checked,
     ``chip`` a ChipSpec or None, ``algorithm`` as :func:`collective_algorithms` returns it:
-    decode_step's settings read them once and pass them here)."""
+    decode_step's settings read them once and pass them here; ``runtime`` is checked here,
+    as the rule reads only whether one was asked)."""
+    if runtime is not None:
+        from fabric import runtime as get_runtime
+
+        get_runtime(runtime)
     if fabric is not None and getattr(fabric_arg(fabric).chip, "name", None) != \
             getattr(chip, "name", None):
         return _default_collective

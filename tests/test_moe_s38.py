@@ -95,3 +95,14 @@ def test_a_step_reads_its_algorithm_once(monkeypatch):
     analysis.decode_step("deepseek-v3", _h200(), batch=8, context=1024, layout="tp=8",
                          algorithm={"all-reduce": "ring"}, parameters=False)
     assert calls == ["all-reduce"]
+
+
+@pytest.mark.parametrize("layout", ["tp=8", "tp=1"])
+@pytest.mark.parametrize("runtime", [5, set(), float("nan")])
+def test_a_step_refuses_a_runtime_of_the_wrong_kind(layout, runtime):
+    # review S38-R1: reading the algorithm once (W-4) skipped engine_collective's runtime
+    # check, so a wrong kind reached cost as "takes no runtime=" (a FabricError)
+    f = topologies.build("hgx-b200")
+    with pytest.raises(TypeError, match="^runtime must be a name such as 'nccl'"):
+        analysis.decode_step("deepseek-v3", f, batch=8, context=1024, layout=layout,
+                             runtime=runtime)
